@@ -1,0 +1,123 @@
+package checks
+
+import (
+	"time"
+)
+
+// Conclusion is the outcome of one check. The values match GitHub's
+// check-run conclusions, except NotRun, which publishes as "neutral".
+type Conclusion string
+
+const (
+	Success   Conclusion = "success"
+	Failure   Conclusion = "failure"
+	NotRun    Conclusion = "not_run" // skipped or could not run: never a pass
+	TimedOut  Conclusion = "timed_out"
+	Cancelled Conclusion = "cancelled"
+)
+
+// Passed reports whether the conclusion counts as a pass. Only Success does.
+func (c Conclusion) Passed() bool { return c == Success }
+
+// Failed reports whether the conclusion makes the whole run fail.
+func (c Conclusion) Failed() bool { return c == Failure || c == TimedOut }
+
+// Level is the severity of a finding; the values are GitHub's annotation levels.
+type Level string
+
+const (
+	LevelNotice  Level = "notice"
+	LevelWarning Level = "warning"
+	LevelFailure Level = "failure"
+)
+
+// Finding is one thing a check found, pointing at a file and line of the
+// verified repository where it can.
+type Finding struct {
+	Path    string `json:"path,omitempty"`     // repository-relative path
+	Line    int    `json:"line,omitempty"`     // 1-based; 0 when unknown
+	EndLine int    `json:"end_line,omitempty"` // 0 when the same as Line
+	Level   Level  `json:"level"`
+	Title   string `json:"title,omitempty"`
+	Message string `json:"message"`
+	// Details holds raw text (a diff, two outputs side by side) shown in a
+	// code block under the finding.
+	Details string `json:"details,omitempty"`
+}
+
+// Figure is one measured number with the command that reproduces it, for
+// example "pytest tests/test_x.py" -> "22 passed, 1 skipped".
+type Figure struct {
+	Label   string `json:"label"`
+	Value   string `json:"value"`
+	Command string `json:"command,omitempty"`
+}
+
+// Table is a small table shown in the Verification section, such as one row
+// per restore scenario.
+type Table struct {
+	Title  string     `json:"title"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+}
+
+// Change describes the change of one template between base and head, for the
+// Changes section of the comment.
+type Change struct {
+	Path   string `json:"path"`   // repository-relative template path
+	Status string `json:"status"` // added, modified, deleted, renamed, included
+	// Headline is the bold line: what changed, in one short sentence.
+	Headline string `json:"headline"`
+	Effect   string `json:"effect"`
+	Before   string `json:"before"`
+	// Added and Removed count rendered lines summed over all variable sets.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	// Diff is a unified diff of the rendered output of one variable set.
+	Diff string `json:"diff,omitempty"`
+}
+
+// Result is what one check returns.
+type Result struct {
+	Check      string        `json:"check"` // short name: render, restore, pytest
+	Conclusion Conclusion    `json:"conclusion"`
+	Title      string        `json:"title"` // one line for the check-run title
+	Summary    string        `json:"summary"`
+	Findings   []Finding     `json:"findings,omitempty"`
+	Figures    []Figure      `json:"figures,omitempty"`
+	Tables     []Table       `json:"tables,omitempty"`
+	Changes    []Change      `json:"changes,omitempty"`
+	Notes      []string      `json:"notes,omitempty"` // what did not run and why
+	Details    string        `json:"details,omitempty"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// Failures counts the findings at failure level.
+func (r *Result) Failures() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Level == LevelFailure {
+			n++
+		}
+	}
+	return n
+}
+
+// Overall folds the conclusions of several checks into one: any failure or
+// time-out fails; otherwise any check that did not run makes the whole
+// NotRun; an empty list is NotRun too, because nothing was verified.
+func Overall(results []Result) Conclusion {
+	if len(results) == 0 {
+		return NotRun
+	}
+	out := Success
+	for _, r := range results {
+		switch {
+		case r.Conclusion.Failed():
+			return Failure
+		case r.Conclusion != Success:
+			out = NotRun
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Path is where the verified repository keeps its configuration.
+const Path = ".github/template-verify.yml"
+
+// Config is the whole configuration of one verified repository.
+type Config struct {
+	Version int      `yaml:"version"`
+	Groups  []Group  `yaml:"groups"`
+	Restore *Restore `yaml:"restore"`
+	Pytest  *Pytest  `yaml:"pytest"`
+	Gate    Gate     `yaml:"gate"`
+	Checks  Checks   `yaml:"checks"`
+
+	// Source is the file the configuration came from, or "(defaults)".
+	Source string `yaml:"-"`
+}
+
+// Group is a set of templates that share one Jinja environment.
+type Group struct {
+	Name string `yaml:"name"`
+	// Root is the loader root, relative to the repository top.
+	Root  string `yaml:"root"`
+	Jinja Jinja  `yaml:"jinja"`
+	// Vars and Matrix apply to every template of the group; a template's own
+	// entries override them key by key.
+	Vars      map[string]any   `yaml:"vars"`
+	Matrix    map[string][]any `yaml:"matrix"`
+	Templates []Template       `yaml:"templates"`
+	// Exclude lists globs (relative to Root) of files under Root that are
+	// not templates.
+	Exclude []string `yaml:"exclude"`
+}
+
+// Jinja holds the environment options, named as in Python Jinja2.
+type Jinja struct {
+	StrictUndefined     bool `yaml:"strict_undefined"`
+	KeepTrailingNewline bool `yaml:"keep_trailing_newline"`
+	TrimBlocks          bool `yaml:"trim_blocks"`
+	LstripBlocks        bool `yaml:"lstrip_blocks"`
+	Autoescape          bool `yaml:"autoescape"`
+}
+
+// Template selects templates of a group by a glob relative to the group root
+// ("**" matches any number of folders) and gives their variables.
+type Template struct {
+	Path   string           `yaml:"path"`
+	Vars   map[string]any   `yaml:"vars"`
+	Matrix map[string][]any `yaml:"matrix"`
+	// Shell forces (true) or disables (false) the bash -n check; when unset,
+	// files ending in .sh or starting with a bash or sh shebang are shell.
+	Shell *bool `yaml:"shell"`
+}
+
+// Restore configures the restore suite.
+type Restore struct {
+	// Template is the rendered script, as "group:path" or a repository path.
+	Template string `yaml:"template"`
+	// Vars picks the variable set to render it with (overrides on the
+	// template's base vars); the first matrix value is used otherwise.
+	Vars    map[string]any `yaml:"vars"`
+	Section *Section       `yaml:"section"`
+	// Command runs a restore written in another language instead of a
+	// section of the script; it runs with bash -c in the fixture repository.
+	Command  string       `yaml:"command"`
+	Paths    RestorePaths `yaml:"paths"`
+	Patterns []string     `yaml:"patterns"`
+	// Report is the JSON report file the step writes, as the script names it.
+	Report string `yaml:"report"`
+	Random Random `yaml:"random"`
+	// explicit is true when the restore block came from a file, not defaults.
+	Explicit bool `yaml:"-"`
+}
+
+// Section names a part of a rendered script by regular expressions matched
+// against whole lines: from the first line matching Start to the line before
+// the next line matching End.
+type Section struct {
+	Start string `yaml:"start"`
+	End   string `yaml:"end"`
+}
+
+// RestorePaths maps the absolute paths the script uses onto fixture paths.
+type RestorePaths struct {
+	Repo        string `yaml:"repo"`
+	BaselineSHA string `yaml:"baseline_sha"`
+	Logs        string `yaml:"logs"`
+}
+
+// Random configures the random restore scenarios.
+type Random struct {
+	Count int   `yaml:"count"`
+	Seed  int64 `yaml:"seed"`
+}
+
+// Pytest configures the pytest check.
+type Pytest struct {
+	// Python is the interpreter; empty means the first python3 that can
+	// import pytest.
+	Python  string   `yaml:"python"`
+	Suites  []Suite  `yaml:"suites"`
+	Runner  *Runner  `yaml:"runner"`
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Suite is one pytest suite of the verified repository.
+type Suite struct {
+	Name  string   `yaml:"name"`
+	Files []string `yaml:"files"`
+	// Triggers are globs of repository paths; a change to one runs the suite.
+	Triggers []string          `yaml:"triggers"`
+	Env      map[string]string `yaml:"env"`
+	Timeout  Duration          `yaml:"timeout"`
+}
+
+// Runner configures the run of the template's own pytest runner on fixture
+// Python projects.
+type Runner struct {
+	// Template is the rendered runner, as "group:path".
+	Template string `yaml:"template"`
+	// Command runs in the fixture project; {runner} is the rendered runner
+	// file and {result} the result file.
+	Command string `yaml:"command"`
+	Result  string `yaml:"result"`
+}
+
+// Gate configures the gate check.
+type Gate struct {
+	Branches []string `yaml:"branches"`
+}
+
+// Checks holds per-check settings.
+type Checks struct {
+	// Timeouts maps a check name to its time limit.
+	Timeouts map[string]Duration `yaml:"timeouts"`
+	// Disable lists checks that do not run; the report says so.
+	Disable []string `yaml:"disable"`
+}
+
+// Duration is a time.Duration written as "90s" or "5m" in YAML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("bad duration %q (want for example 90s or 5m)", string(b))
+	}
+	if v < 0 {
+		return fmt.Errorf("bad duration %q: negative", string(b))
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Timeout returns the time limit of a check, with a default of 10 minutes.
+func (c *Config) Timeout(check string) time.Duration {
+	if d, ok := c.Checks.Timeouts[check]; ok {
+		return d.Duration
+	}
+	return 10 * time.Minute
+}
+
+// Disabled reports whether the configuration turns a check off.
+func (c *Config) Disabled(check string) bool { return slices.Contains(c.Checks.Disable, check) }
+
+// GroupOf returns the group whose root holds the repository path p, and p
+// relative to that root. The longest matching root wins.
+func (c *Config) GroupOf(p string) (*Group, string, bool) {
+	var best *Group
+	var rel string
+	for i := range c.Groups {
+		g := &c.Groups[i]
+		root := strings.TrimSuffix(g.Root, "/")
+		if root == "" || root == "." {
+			if best == nil {
+				best, rel = g, p
+			}
+			continue
+		}
+		if r, ok := strings.CutPrefix(p, root+"/"); ok && (best == nil || len(root) > len(strings.TrimSuffix(best.Root, "/"))) {
+			best, rel = g, r
+		}
+	}
+	return best, rel, best != nil
+}
+
+// Group returns the group with the given name.
+func (c *Config) Group(name string) (*Group, bool) {
+	for i := range c.Groups {
+		if c.Groups[i].Name == name {
+			return &c.Groups[i], true
+		}
+	}
+	return nil, false
+}
+
+// ResolveTemplate turns "group:path" or a repository path into its group and
+// the path relative to the group root.
+func (c *Config) ResolveTemplate(ref string) (*Group, string, error) {
+	if name, rel, ok := strings.Cut(ref, ":"); ok {
+		g, found := c.Group(name)
+		if !found {
+			return nil, "", fmt.Errorf("template %q names group %q, which is not in the config", ref, name)
+		}
+		return g, rel, nil
+	}
+	g, rel, ok := c.GroupOf(ref)
+	if !ok {
+		return nil, "", fmt.Errorf("template %q is under no group root", ref)
+	}
+	return g, rel, nil
+}
+
+// TemplateFor returns the template entries of g whose glob matches rel, in
+// config order; it is empty when rel is not a template (or is excluded).
+func (g *Group) TemplateFor(rel string) []Template {
+	for _, ex := range g.Exclude {
+		if MatchGlob(ex, rel) {
+			return nil
+		}
+	}
+	var out []Template
+	for _, t := range g.Templates {
+		if MatchGlob(t.Path, rel) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// VarSet is one named set of template variables.
+type VarSet struct {
+	Name string         // "run_pytest=true,rounds=5", or "default"
+	Vars map[string]any // values as decoded from YAML: int, bool, string, nil, lists, maps
+}
+
+// VarSets expands the group's and the template's vars and matrices into the
+// cartesian product, in a fixed order (matrix keys sorted, values in the
+// order written).
+func (g *Group) VarSets(t Template) []VarSet {
+	base := map[string]any{}
+	maps.Copy(base, g.Vars)
+	maps.Copy(base, t.Vars)
+	matrix := map[string][]any{}
+	maps.Copy(matrix, g.Matrix)
+	maps.Copy(matrix, t.Matrix)
+	keys := slices.Sorted(maps.Keys(matrix))
+	sets := []VarSet{{Vars: base}}
+	for _, k := range keys {
+		var next []VarSet
+		for _, s := range sets {
+			for _, v := range matrix[k] {
+				vars := maps.Clone(s.Vars)
+				vars[k] = v
+				name := fmt.Sprintf("%s=%s", k, formatValue(v))
+				if s.Name != "" {
+					name = s.Name + "," + name
+				}
+				next = append(next, VarSet{Name: name, Vars: vars})
+			}
+		}
+		if len(matrix[k]) > 0 {
+			sets = next
+		}
+	}
+	if len(sets) == 1 && sets[0].Name == "" {
+		sets[0].Name = "default"
+	}
+	return sets
+}
+
+func formatValue(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(v)
+}

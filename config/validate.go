@@ -1,0 +1,156 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }
+
+// validate checks values that decode but make no sense. Each error names the
+// line of the offending key, found in the parsed node tree.
+func (c *Config) validate(file string, root *yaml.Node) error {
+	fail := func(msg string, keyPath ...string) error {
+		return &Error{File: file, Line: lineOf(root, keyPath...), Msg: msg}
+	}
+	if c.Version != 0 && c.Version != 1 {
+		return fail(fmt.Sprintf("version %d is not supported (want 1)", c.Version), "version")
+	}
+	names := map[string]bool{}
+	for i, g := range c.Groups {
+		gi := strconv.Itoa(i)
+		if g.Name == "" {
+			return fail("a group needs a name", "groups", gi)
+		}
+		if names[g.Name] {
+			return fail(fmt.Sprintf("group name %q is used twice", g.Name), "groups", gi, "name")
+		}
+		names[g.Name] = true
+		if g.Root == "" {
+			return fail(fmt.Sprintf("group %q needs a root", g.Name), "groups", gi)
+		}
+		if len(g.Templates) == 0 {
+			return fail(fmt.Sprintf("group %q lists no templates", g.Name), "groups", gi)
+		}
+		for j, t := range g.Templates {
+			if !validGlob(t.Path) {
+				return fail(fmt.Sprintf("template path %q is not a valid glob", t.Path), "groups", gi, "templates", strconv.Itoa(j), "path")
+			}
+			for k, vals := range t.Matrix {
+				if len(vals) == 0 {
+					return fail(fmt.Sprintf("matrix key %q has no values", k), "groups", gi, "templates", strconv.Itoa(j), "matrix", k)
+				}
+			}
+		}
+		for k, vals := range g.Matrix {
+			if len(vals) == 0 {
+				return fail(fmt.Sprintf("matrix key %q has no values", k), "groups", gi, "matrix", k)
+			}
+		}
+		for j, ex := range g.Exclude {
+			if !validGlob(ex) {
+				return fail(fmt.Sprintf("exclude %q is not a valid glob", ex), "groups", gi, "exclude", strconv.Itoa(j))
+			}
+		}
+	}
+	if r := c.Restore; r != nil {
+		if r.Section != nil && r.Command != "" {
+			return fail("restore: give section or command, not both", "restore", "command")
+		}
+		if r.Section == nil && r.Command == "" {
+			return fail("restore: give a section (start and end) or a command", "restore")
+		}
+		if r.Section != nil {
+			for _, k := range []string{"start", "end"} {
+				v := r.Section.Start
+				if k == "end" {
+					v = r.Section.End
+				}
+				if v == "" {
+					return fail("restore.section."+k+" is empty", "restore", "section")
+				}
+				if _, err := regexp.Compile(v); err != nil {
+					return fail(fmt.Sprintf("restore.section.%s is not a valid regular expression: %v", k, err), "restore", "section", k)
+				}
+			}
+		}
+		if r.Template == "" {
+			return fail("restore.template is empty", "restore")
+		}
+		if _, _, err := c.ResolveTemplate(r.Template); err != nil {
+			return fail("restore.template: "+err.Error(), "restore", "template")
+		}
+		for j, p := range r.Patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				return fail(fmt.Sprintf("restore pattern %q is not a valid regular expression: %v", p, err), "restore", "patterns", strconv.Itoa(j))
+			}
+		}
+		if r.Random.Count < 0 {
+			return fail("restore.random.count is negative", "restore", "random", "count")
+		}
+	}
+	if p := c.Pytest; p != nil {
+		for i, s := range p.Suites {
+			si := strconv.Itoa(i)
+			if s.Name == "" {
+				return fail("a pytest suite needs a name", "pytest", "suites", si)
+			}
+			if len(s.Files) == 0 {
+				return fail(fmt.Sprintf("pytest suite %q lists no files", s.Name), "pytest", "suites", si)
+			}
+			for j, t := range s.Triggers {
+				if !validGlob(t) {
+					return fail(fmt.Sprintf("trigger %q is not a valid glob", t), "pytest", "suites", si, "triggers", strconv.Itoa(j))
+				}
+			}
+		}
+		if r := p.Runner; r != nil {
+			if r.Template == "" || r.Command == "" || r.Result == "" {
+				return fail("pytest.runner needs template, command and result", "pytest", "runner")
+			}
+			if _, _, err := c.ResolveTemplate(r.Template); err != nil {
+				return fail("pytest.runner.template: "+err.Error(), "pytest", "runner", "template")
+			}
+		}
+	}
+	for j, b := range c.Gate.Branches {
+		if !validGlob(b) {
+			return fail(fmt.Sprintf("gate branch %q is not a valid glob", b), "gate", "branches", strconv.Itoa(j))
+		}
+	}
+	return nil
+}
+
+// lineOf walks a mapping/sequence node tree along keyPath (mapping keys, or
+// decimal indices for sequences) and returns the line of the deepest node
+// found; 0 when even the first key is missing.
+func lineOf(n *yaml.Node, keyPath ...string) int {
+	line := 0
+	for _, k := range keyPath {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == k {
+					line = n.Content[i].Line
+					next = n.Content[i+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(k); err == nil && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}

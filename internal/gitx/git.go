@@ -1,0 +1,301 @@
+// Package gitx runs the git CLI with an isolated environment: no system or
+// global configuration, no hooks, no prompts, and a fixed author and date
+// for commits, so that results do not depend on the machine.
+package gitx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// FixedDate is the author and committer date of every commit made through
+// this package.
+const FixedDate = "2026-01-01T00:00:00Z"
+
+// Env returns the isolated environment for git commands. It keeps PATH and
+// nothing else from the process environment.
+func Env() []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.TempDir(),
+		"LC_ALL=C",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=template-verify",
+		"GIT_AUTHOR_EMAIL=template-verify@example.invalid",
+		"GIT_COMMITTER_NAME=template-verify",
+		"GIT_COMMITTER_EMAIL=template-verify@example.invalid",
+		"GIT_AUTHOR_DATE=" + FixedDate,
+		"GIT_COMMITTER_DATE=" + FixedDate,
+	}
+}
+
+// Repo is a git repository on disk.
+type Repo struct {
+	Dir string
+}
+
+// Error is a failed git command with its stderr.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Run runs git with args in the repository and returns its stdout.
+func (r Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.RunInput(ctx, nil, args...)
+}
+
+// RunInput is Run with stdin.
+func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = r.Dir
+	cmd.Env = Env()
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &Error{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// IsRepo reports whether Dir is inside a git work tree or is a bare repo.
+func (r Repo) IsRepo(ctx context.Context) bool {
+	_, err := r.Run(ctx, "rev-parse", "--git-dir")
+	return err == nil
+}
+
+// Resolve returns the full commit sha that rev names.
+func (r Repo) Resolve(ctx context.Context, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("unknown revision %q", rev)
+	}
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("unknown revision %q: %w", rev, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// MergeBase returns the best common ancestor of a and b, as a pull request
+// diff uses it.
+func (r Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	out, err := r.Run(ctx, "merge-base", a, b)
+	if err != nil {
+		return "", fmt.Errorf("no merge base of %s and %s: %w", a, b, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (r Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.Run(ctx, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+// FileChange is one entry of a diff between two commits.
+type FileChange struct {
+	Status  byte   // 'A', 'M', 'D', 'R', 'T' (type change), 'C'
+	Path    string // path at head (for D: the deleted path)
+	OldPath string // path at base for R and C; else the same as Path
+}
+
+// Diff lists the files that differ between two commits, with rename
+// detection. Paths are raw (names with spaces or non-ASCII letters kept).
+func (r Repo) Diff(ctx context.Context, from, to string) ([]FileChange, error) {
+	out, err := r.Run(ctx, "diff", "--no-ext-diff", "--no-renames=false", "-M", "-z", "--name-status", from, to, "--")
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var changes []FileChange
+	for i := 0; i < len(fields); {
+		st := fields[i]
+		if st == "" {
+			i++
+			continue
+		}
+		c := FileChange{Status: st[0]}
+		switch c.Status {
+		case 'R', 'C':
+			if i+2 >= len(fields) {
+				return nil, fmt.Errorf("git diff: short rename record at %d", i)
+			}
+			c.OldPath, c.Path = fields[i+1], fields[i+2]
+			i += 3
+		default:
+			if i+1 >= len(fields) {
+				return nil, fmt.Errorf("git diff: short record at %d", i)
+			}
+			c.Path = fields[i+1]
+			c.OldPath = c.Path
+			i += 2
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// Entry is one blob of a tree.
+type Entry struct {
+	Path string
+	Mode string // "100644", "100755", "120000"
+	SHA  string
+}
+
+// ListTree lists the blobs under dir (recursively) at rev; dir "" is the
+// whole tree. A missing dir gives an empty list.
+func (r Repo) ListTree(ctx context.Context, rev, dir string) ([]Entry, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", rev}
+	if dir != "" && dir != "." {
+		args = append(args, "--", dir)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok {
+			return nil, fmt.Errorf("git ls-tree: bad record %q", rec)
+		}
+		f := strings.Fields(meta)
+		if len(f) != 3 || f[1] != "blob" {
+			continue // submodules (commit) are not files
+		}
+		entries = append(entries, Entry{Path: p, Mode: f[0], SHA: f[2]})
+	}
+	return entries, nil
+}
+
+// ReadFile returns the content of path at rev; ok is false when it does not
+// exist there.
+func (r Repo) ReadFile(ctx context.Context, rev, path string) (data []byte, ok bool, err error) {
+	out, err := r.Run(ctx, "cat-file", "blob", rev+":"+path)
+	if err != nil {
+		if _, lerr := r.Run(ctx, "cat-file", "-e", rev+":"+path); lerr != nil {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// ReadBlobs reads many blobs in one git process and returns them by sha.
+func (r Repo) ReadBlobs(ctx context.Context, shas []string) (map[string][]byte, error) {
+	if len(shas) == 0 {
+		return map[string][]byte{}, nil
+	}
+	in := strings.Join(shas, "\n") + "\n"
+	out, err := r.RunInput(ctx, strings.NewReader(in), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	blobs := make(map[string][]byte, len(shas))
+	rd := bufio.NewReader(bytes.NewReader(out))
+	for {
+		header, err := rd.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file --batch: %w", err)
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("git cat-file --batch: unexpected header %q", strings.TrimSpace(header))
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file --batch: bad size in %q", strings.TrimSpace(header))
+		}
+		buf := make([]byte, size+1) // content plus the trailing newline
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return nil, fmt.Errorf("git cat-file --batch: short read for %s: %w", f[0], err)
+		}
+		blobs[f[0]] = buf[:size]
+	}
+	return blobs, nil
+}
+
+// ReadTree reads every file under dir at rev, keyed by repository path.
+func (r Repo) ReadTree(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	entries, err := r.ListTree(ctx, rev, dir)
+	if err != nil {
+		return nil, err
+	}
+	shas := make([]string, 0, len(entries))
+	for _, e := range entries {
+		shas = append(shas, e.SHA)
+	}
+	blobs, err := r.ReadBlobs(ctx, shas)
+	if err != nil {
+		return nil, err
+	}
+	files := make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		files[e.Path] = blobs[e.SHA]
+	}
+	return files, nil
+}
+
+// Export writes the tree of rev into dir (which must exist), without a .git
+// folder, using git archive.
+func (r Repo) Export(ctx context.Context, rev, dir string) error {
+	ar := exec.CommandContext(ctx, "git", "archive", "--format=tar", rev)
+	ar.Dir = r.Dir
+	ar.Env = Env()
+	tar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
+	pipe, err := ar.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	tar.Stdin = pipe
+	var errb bytes.Buffer
+	ar.Stderr, tar.Stderr = &errb, &errb
+	if err := tar.Start(); err != nil {
+		return fmt.Errorf("tar: %w", err)
+	}
+	if err := ar.Run(); err != nil {
+		_ = tar.Wait()
+		return fmt.Errorf("git archive %s: %s: %w", rev, strings.TrimSpace(errb.String()), err)
+	}
+	if err := tar.Wait(); err != nil {
+		return fmt.Errorf("tar -x: %s: %w", strings.TrimSpace(errb.String()), err)
+	}
+	return nil
+}
