@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Path is where the verified repository keeps its configuration.
@@ -148,14 +150,14 @@ type Checks struct {
 // Duration is a time.Duration written as "90s" or "5m" in YAML.
 type Duration struct{ time.Duration }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("bad duration %q (want for example 90s or 5m)", string(b))
+// UnmarshalYAML implements yaml.Unmarshaler; the error names the line.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return fmt.Errorf("line %d: bad duration %q (want for example 90s or 5m)", n.Line, n.Value)
 	}
 	if v < 0 {
-		return fmt.Errorf("bad duration %q: negative", string(b))
+		return fmt.Errorf("line %d: bad duration %q: negative", n.Line, n.Value)
 	}
 	d.Duration = v
 	return nil

@@ -17,7 +17,7 @@ func matchSegments(pat, name []string) bool {
 		if pat[0] == "**" {
 			rest := pat[1:]
 			if len(rest) == 0 {
-				return true
+				return len(name) > 0 // a trailing ** needs something below it
 			}
 			for i := 0; i <= len(name); i++ {
 				if matchSegments(rest, name[i:]) {

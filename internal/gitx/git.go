@@ -133,7 +133,7 @@ type FileChange struct {
 // Diff lists the files that differ between two commits, with rename
 // detection. Paths are raw (names with spaces or non-ASCII letters kept).
 func (r Repo) Diff(ctx context.Context, from, to string) ([]FileChange, error) {
-	out, err := r.Run(ctx, "diff", "--no-ext-diff", "--no-renames=false", "-M", "-z", "--name-status", from, to, "--")
+	out, err := r.Run(ctx, "diff", "--no-ext-diff", "-M", "-z", "--name-status", from, to, "--")
 	if err != nil {
 		return nil, err
 	}

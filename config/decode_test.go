@@ -1,0 +1,128 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDecodeErrorsNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		name     string
+		yaml     string
+		wantLine int
+		wantMsg  string
+	}{
+		{"unknown top-level key", "version: 1\ngrups: []\n", 2, "field grups not found"},
+		{"unknown nested key", "groups:\n  - name: a\n    root: r\n    templates: [{path: x}]\n    jinja:\n      strict: true\n", 6, "field strict not found"},
+		{"wrong type", "version: one\n", 1, "cannot unmarshal"},
+		{"wrong type in list", "gate:\n  branches: {a: b}\n", 2, "cannot unmarshal"},
+		{"bad duration", "checks:\n  timeouts:\n    render: soon\n", 3, "bad duration"},
+		{"bad version", "version: 7\n", 1, "version 7 is not supported"},
+		{"group without name", "groups:\n  - root: r\n    templates: [{path: x}]\n", 2, "needs a name"},
+		{"duplicate group", "groups:\n  - {name: a, root: r, templates: [{path: x}]}\n  - {name: a, root: s, templates: [{path: x}]}\n", 3, "used twice"},
+		{"empty matrix", "groups:\n  - name: a\n    root: r\n    templates:\n      - path: x\n        matrix:\n          k: []\n", 7, "has no values"},
+		{"bad glob", "groups:\n  - name: a\n    root: r\n    templates:\n      - path: \"[\"\n", 5, "not a valid glob"},
+		{"bad restore regexp", "restore:\n  template: harbor:tests/test.sh\n  section: {start: a, end: b}\n  patterns:\n    - ok\n    - \"(\"\n", 6, "not a valid regular expression"},
+		{"restore without section or command", "restore:\n  template: harbor:tests/test.sh\n", 1, "give a section"},
+		{"restore with unknown group", "restore:\n  template: nope:test.sh\n  command: x\n", 2, "names group \"nope\""},
+		{"runner incomplete", "pytest:\n  runner:\n    template: harbor:x.py\n", 2, "needs template, command and result"},
+		{"syntax error", "version: 1\n  bad: indent\n", 2, ""},
+		{"top level list", "- a\n- b\n", 1, "must be a mapping"},
+		{"tab indentation", "version: 1\ngroups:\n\t- name: a\n", 3, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(".github/template-verify.yml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %v is not a *config.Error", err, err)
+			}
+			if ce.File != ".github/template-verify.yml" {
+				t.Errorf("file = %q", ce.File)
+			}
+			if ce.Line != tc.wantLine {
+				t.Errorf("line = %d, want %d (%v)", ce.Line, tc.wantLine, err)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("error %q does not contain %q", err, tc.wantMsg)
+			}
+			if !strings.HasPrefix(err.Error(), ".github/template-verify.yml:") {
+				t.Errorf("error %q does not start with the file name", err)
+			}
+		})
+	}
+}
+
+func TestDecodeNotUTF8(t *testing.T) {
+	_, err := Decode("c.yml", []byte("version: 1\nx: \xff\xfe\n"))
+	if err == nil || !strings.Contains(err.Error(), "c.yml") || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDecodeKeepsDefaultsForKeysNotSet(t *testing.T) {
+	cfg, err := Decode("c.yml", []byte("gate:\n  branches: [release/x]\nchecks:\n  timeouts:\n    render: 5s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	if diff := cmp.Diff(def.Groups, cfg.Groups); diff != "" {
+		t.Errorf("groups differ from defaults (-want +got):\n%s", diff)
+	}
+	if got := cfg.Gate.Branches; !cmp.Equal(got, []string{"release/x"}) {
+		t.Errorf("branches = %v", got)
+	}
+	if got := cfg.Timeout("render"); got != 5*time.Second {
+		t.Errorf("render timeout = %v", got)
+	}
+	if got := cfg.Timeout("restore"); got != def.Timeout("restore") {
+		t.Errorf("restore timeout = %v, want the default %v", got, def.Timeout("restore"))
+	}
+	if cfg.Restore == nil || cfg.Restore.Explicit {
+		t.Errorf("restore should be the non-explicit default, got %+v", cfg.Restore)
+	}
+}
+
+func TestDecodeReplacesNamedBlocksWhole(t *testing.T) {
+	cfg, err := Decode("c.yml", []byte("restore:\n  template: harbor:tests/test.sh\n  command: ./restore.py\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Restore
+	if !r.Explicit {
+		t.Error("restore from a file must be explicit")
+	}
+	if r.Section != nil || len(r.Patterns) != 0 || r.Paths.Repo != "" {
+		t.Errorf("restore kept default values it did not name: %+v", r)
+	}
+}
+
+func TestDecodeEmptyFileIsDefaults(t *testing.T) {
+	for _, src := range []string{"", "# only a comment\n"} {
+		cfg, err := Decode("c.yml", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if len(cfg.Groups) != 2 {
+			t.Errorf("%q: %d groups", src, len(cfg.Groups))
+		}
+	}
+}
+
+func TestDefaultsValidate(t *testing.T) {
+	// The defaults go through the same validation as a file.
+	cfg, err := Decode("c.yml", []byte("version: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Restore.Template != "harbor:tests/test.sh" {
+		t.Errorf("restore template = %q", cfg.Restore.Template)
+	}
+}

@@ -1,0 +1,223 @@
+package plan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
+)
+
+// testRepo is a real git repository in a temporary folder.
+type testRepo struct {
+	t    *testing.T
+	repo gitx.Repo
+}
+
+func newRepo(t *testing.T) *testRepo {
+	t.Helper()
+	r := &testRepo{t: t, repo: gitx.Repo{Dir: t.TempDir()}}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *testRepo) git(args ...string) string {
+	r.t.Helper()
+	out, err := r.repo.Run(context.Background(), args...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *testRepo) write(files map[string]string) {
+	r.t.Helper()
+	for p, content := range files {
+		full := filepath.Join(r.repo.Dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+func (r *testRepo) commit(msg string) string {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.git("rev-parse", "HEAD")
+}
+
+func testConfig() *config.Config {
+	return &config.Config{Groups: []config.Group{
+		{Name: "harbor", Root: "tpl", Templates: []config.Template{{Path: "**"}}, Exclude: []string{"**/*.inc"}},
+		{Name: "prompts", Root: "prompts", Templates: []config.Template{{Path: "**/*.j2"}}},
+	}}
+}
+
+type row struct {
+	Group, Path, OldPath, Rel, OldRel string
+	Status                            Status
+	Via                               []string
+}
+
+func rows(p *Plan) []row {
+	var out []row
+	for _, t := range p.Templates {
+		out = append(out, row{t.Group, t.Path, t.OldPath, t.Rel, t.OldRel, t.Status, t.Via})
+	}
+	return out
+}
+
+func TestBuildSelectsChangedTemplates(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		"tpl/tests/test.sh":     "echo {{ x }}\n{% include \"parts/restore.inc\" %}\n",
+		"tpl/parts/restore.inc": "restore\n",
+		"tpl/old name.sh":       "old\n",
+		"tpl/gone.sh":           "gone\n",
+		"tpl/Dockerfile":        "FROM {{ img }}\n",
+		"prompts/final.md.j2":   "hi\n",
+		"prompts/notes.txt":     "not a template\n",
+		"src/app.py":            "x = 1\n",
+	})
+	base := r.commit("base")
+	r.git("checkout", "-q", "-b", "pr")
+	r.write(map[string]string{
+		"tpl/parts/restore.inc": "restore more\n",
+		"tpl/new file.sh":       "new {{ y }}\n",
+		"tpl/Dockerfile":        "FROM {{ img }}\nRUN true\n",
+		"prompts/notes.txt":     "still not a template\n",
+		"src/app.py":            "x = 2\n",
+	})
+	r.git("mv", "tpl/old name.sh", "tpl/renamed.sh")
+	r.git("rm", "-q", "tpl/gone.sh")
+	head := r.commit("head")
+
+	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Base != base || p.Head != head || p.MergeBase != base {
+		t.Errorf("shas: base %s head %s mb %s", p.Base, p.Head, p.MergeBase)
+	}
+	want := []row{
+		{"harbor", "tpl/Dockerfile", "tpl/Dockerfile", "Dockerfile", "Dockerfile", Modified, nil},
+		{"harbor", "tpl/gone.sh", "tpl/gone.sh", "gone.sh", "gone.sh", Deleted, nil},
+		{"harbor", "tpl/new file.sh", "tpl/new file.sh", "new file.sh", "new file.sh", Added, nil},
+		{"harbor", "tpl/renamed.sh", "tpl/old name.sh", "renamed.sh", "old name.sh", Renamed, nil},
+		{"harbor", "tpl/tests/test.sh", "tpl/tests/test.sh", "tests/test.sh", "tests/test.sh", Included, []string{"parts/restore.inc"}},
+	}
+	if diff := cmp.Diff(want, rows(p)); diff != "" {
+		t.Errorf("templates (-want +got):\n%s", diff)
+	}
+	if !contains(p.ChangedPaths(), "tpl/old name.sh") || !contains(p.ChangedPaths(), "src/app.py") {
+		t.Errorf("ChangedPaths misses old or non-template paths: %v", p.ChangedPaths())
+	}
+}
+
+func TestBuildUsesMergeBaseLikeAPullRequest(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{"tpl/a.sh": "a\n", "tpl/b.sh": "b\n"})
+	fork := r.commit("base")
+	r.git("checkout", "-q", "-b", "pr")
+	r.write(map[string]string{"tpl/a.sh": "a2\n"})
+	r.commit("pr change")
+	r.git("checkout", "-q", "main")
+	r.write(map[string]string{"tpl/b.sh": "b2\n"})
+	r.commit("main moves on")
+
+	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.MergeBase != fork {
+		t.Errorf("merge base = %s, want the fork point %s", p.MergeBase, fork)
+	}
+	if got := rows(p); len(got) != 1 || got[0].Path != "tpl/a.sh" {
+		t.Errorf("want only tpl/a.sh (the PR's change), got %+v", got)
+	}
+}
+
+func TestBuildNestedIncludes(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{
+		"tpl/top.sh":   "{% include 'mid.inc' %}\n",
+		"tpl/mid.inc":  "{%- include \"leaf.inc\" -%}\n",
+		"tpl/leaf.inc": "leaf\n",
+		"tpl/other.sh": "other\n",
+	})
+	r.commit("base")
+	r.git("checkout", "-q", "-b", "pr")
+	r.write(map[string]string{"tpl/leaf.inc": "leaf 2\n"})
+	r.commit("head")
+	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{{"harbor", "tpl/top.sh", "tpl/top.sh", "top.sh", "top.sh", Included, []string{"leaf.inc"}}}
+	if diff := cmp.Diff(want, rows(p)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBuildNoTemplateChange(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{"tpl/a.sh": "a\n", "README": "x\n"})
+	r.commit("base")
+	r.write(map[string]string{"README": "y\n"})
+	r.commit("docs")
+	p, err := Build(context.Background(), r.repo, testConfig(), "HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Empty() || len(p.Changed) != 1 {
+		t.Fatalf("want an empty plan with one changed file, got %+v", p)
+	}
+	// The same commit on both sides: nothing changed at all.
+	p, err = Build(context.Background(), r.repo, testConfig(), "HEAD", "HEAD")
+	if err != nil || !p.Empty() || len(p.Changed) != 0 {
+		t.Fatalf("same revision: %+v %v", p, err)
+	}
+}
+
+func TestBuildBadRevisions(t *testing.T) {
+	r := newRepo(t)
+	r.write(map[string]string{"a": "a\n"})
+	r.commit("base")
+	for _, tc := range []struct{ base, head, want string }{
+		{"nope", "HEAD", `base: unknown revision "nope"`},
+		{"HEAD", "nope", `head: unknown revision "nope"`},
+		{"--output=/tmp/x", "HEAD", "unknown revision"},
+	} {
+		_, err := Build(context.Background(), r.repo, testConfig(), tc.base, tc.head)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Build(%q, %q) error = %v, want %q", tc.base, tc.head, err, tc.want)
+		}
+	}
+}
+
+func TestDependsOnIgnoresCycles(t *testing.T) {
+	g := map[string][]string{"a": {"b"}, "b": {"a", "c"}, "c": nil}
+	got := DependsOn(g, []string{"c"})
+	want := []Dependent{{"a", []string{"c"}}, {"b", []string{"c"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
