@@ -2,58 +2,16 @@ package plan
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/gitx/gittest"
 )
 
-// testRepo is a real git repository in a temporary folder.
-type testRepo struct {
-	t    *testing.T
-	repo gitx.Repo
-}
-
-func newRepo(t *testing.T) *testRepo {
-	t.Helper()
-	r := &testRepo{t: t, repo: gitx.Repo{Dir: t.TempDir()}}
-	r.git("init", "-q", "-b", "main")
-	return r
-}
-
-func (r *testRepo) git(args ...string) string {
-	r.t.Helper()
-	out, err := r.repo.Run(context.Background(), args...)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (r *testRepo) write(files map[string]string) {
-	r.t.Helper()
-	for p, content := range files {
-		full := filepath.Join(r.repo.Dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-}
-
-func (r *testRepo) commit(msg string) string {
-	r.t.Helper()
-	r.git("add", "-A")
-	r.git("commit", "-q", "--allow-empty", "-m", msg)
-	return r.git("rev-parse", "HEAD")
-}
+func newRepo(t *testing.T) *gittest.Repo { return gittest.New(t) }
 
 func testConfig() *config.Config {
 	return &config.Config{Groups: []config.Group{
@@ -78,7 +36,7 @@ func rows(p *Plan) []row {
 
 func TestBuildSelectsChangedTemplates(t *testing.T) {
 	r := newRepo(t)
-	r.write(map[string]string{
+	r.Write(map[string]string{
 		"tpl/tests/test.sh":     "echo {{ x }}\n{% include \"parts/restore.inc\" %}\n",
 		"tpl/parts/restore.inc": "restore\n",
 		"tpl/old name.sh":       "old\n",
@@ -88,20 +46,20 @@ func TestBuildSelectsChangedTemplates(t *testing.T) {
 		"prompts/notes.txt":     "not a template\n",
 		"src/app.py":            "x = 1\n",
 	})
-	base := r.commit("base")
-	r.git("checkout", "-q", "-b", "pr")
-	r.write(map[string]string{
+	base := r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(map[string]string{
 		"tpl/parts/restore.inc": "restore more\n",
 		"tpl/new file.sh":       "new {{ y }}\n",
 		"tpl/Dockerfile":        "FROM {{ img }}\nRUN true\n",
 		"prompts/notes.txt":     "still not a template\n",
 		"src/app.py":            "x = 2\n",
 	})
-	r.git("mv", "tpl/old name.sh", "tpl/renamed.sh")
-	r.git("rm", "-q", "tpl/gone.sh")
-	head := r.commit("head")
+	r.Git("mv", "tpl/old name.sh", "tpl/renamed.sh")
+	r.Git("rm", "-q", "tpl/gone.sh")
+	head := r.Commit("head")
 
-	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	p, err := Build(context.Background(), r.Repo, testConfig(), "main", "pr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,16 +83,16 @@ func TestBuildSelectsChangedTemplates(t *testing.T) {
 
 func TestBuildUsesMergeBaseLikeAPullRequest(t *testing.T) {
 	r := newRepo(t)
-	r.write(map[string]string{"tpl/a.sh": "a\n", "tpl/b.sh": "b\n"})
-	fork := r.commit("base")
-	r.git("checkout", "-q", "-b", "pr")
-	r.write(map[string]string{"tpl/a.sh": "a2\n"})
-	r.commit("pr change")
-	r.git("checkout", "-q", "main")
-	r.write(map[string]string{"tpl/b.sh": "b2\n"})
-	r.commit("main moves on")
+	r.Write(map[string]string{"tpl/a.sh": "a\n", "tpl/b.sh": "b\n"})
+	fork := r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(map[string]string{"tpl/a.sh": "a2\n"})
+	r.Commit("pr change")
+	r.Git("checkout", "-q", "main")
+	r.Write(map[string]string{"tpl/b.sh": "b2\n"})
+	r.Commit("main moves on")
 
-	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	p, err := Build(context.Background(), r.Repo, testConfig(), "main", "pr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,17 +106,17 @@ func TestBuildUsesMergeBaseLikeAPullRequest(t *testing.T) {
 
 func TestBuildNestedIncludes(t *testing.T) {
 	r := newRepo(t)
-	r.write(map[string]string{
+	r.Write(map[string]string{
 		"tpl/top.sh":   "{% include 'mid.inc' %}\n",
 		"tpl/mid.inc":  "{%- include \"leaf.inc\" -%}\n",
 		"tpl/leaf.inc": "leaf\n",
 		"tpl/other.sh": "other\n",
 	})
-	r.commit("base")
-	r.git("checkout", "-q", "-b", "pr")
-	r.write(map[string]string{"tpl/leaf.inc": "leaf 2\n"})
-	r.commit("head")
-	p, err := Build(context.Background(), r.repo, testConfig(), "main", "pr")
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(map[string]string{"tpl/leaf.inc": "leaf 2\n"})
+	r.Commit("head")
+	p, err := Build(context.Background(), r.Repo, testConfig(), "main", "pr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +128,11 @@ func TestBuildNestedIncludes(t *testing.T) {
 
 func TestBuildNoTemplateChange(t *testing.T) {
 	r := newRepo(t)
-	r.write(map[string]string{"tpl/a.sh": "a\n", "README": "x\n"})
-	r.commit("base")
-	r.write(map[string]string{"README": "y\n"})
-	r.commit("docs")
-	p, err := Build(context.Background(), r.repo, testConfig(), "HEAD~1", "HEAD")
+	r.Write(map[string]string{"tpl/a.sh": "a\n", "README": "x\n"})
+	r.Commit("base")
+	r.Write(map[string]string{"README": "y\n"})
+	r.Commit("docs")
+	p, err := Build(context.Background(), r.Repo, testConfig(), "HEAD~1", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +140,7 @@ func TestBuildNoTemplateChange(t *testing.T) {
 		t.Fatalf("want an empty plan with one changed file, got %+v", p)
 	}
 	// The same commit on both sides: nothing changed at all.
-	p, err = Build(context.Background(), r.repo, testConfig(), "HEAD", "HEAD")
+	p, err = Build(context.Background(), r.Repo, testConfig(), "HEAD", "HEAD")
 	if err != nil || !p.Empty() || len(p.Changed) != 0 {
 		t.Fatalf("same revision: %+v %v", p, err)
 	}
@@ -190,14 +148,14 @@ func TestBuildNoTemplateChange(t *testing.T) {
 
 func TestBuildBadRevisions(t *testing.T) {
 	r := newRepo(t)
-	r.write(map[string]string{"a": "a\n"})
-	r.commit("base")
+	r.Write(map[string]string{"a": "a\n"})
+	r.Commit("base")
 	for _, tc := range []struct{ base, head, want string }{
 		{"nope", "HEAD", `base: unknown revision "nope"`},
 		{"HEAD", "nope", `head: unknown revision "nope"`},
 		{"--output=/tmp/x", "HEAD", "unknown revision"},
 	} {
-		_, err := Build(context.Background(), r.repo, testConfig(), tc.base, tc.head)
+		_, err := Build(context.Background(), r.Repo, testConfig(), tc.base, tc.head)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Build(%q, %q) error = %v, want %q", tc.base, tc.head, err, tc.want)
 		}
