@@ -1,0 +1,232 @@
+package examples
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/formula-code/template-verify/internal/gitx"
+)
+
+// The heads of the example, in the order HeadNames returns them.
+const (
+	// HeadGood adds the test-file patterns to the restore step, the config
+	// and the prompt's rule line.
+	HeadGood = "good"
+	// HeadBad uses an undefined variable when run_pytest is false and
+	// breaks bash syntax when run_pytest is true.
+	HeadBad = "bad"
+	// HeadRestoreFromHead restores from HEAD instead of the baseline.
+	HeadRestoreFromHead = "bad-restore-from-head"
+	// HeadRestoreSpaces word-splits the list of paths.
+	HeadRestoreSpaces = "bad-restore-spaces"
+	// HeadRestoreKeepsAdded never deletes files that the agent adds.
+	HeadRestoreKeepsAdded = "bad-restore-keeps-added"
+	// HeadRestoreNoBaseline falls back to the root commit when the
+	// baseline sha file is missing.
+	HeadRestoreNoBaseline = "bad-restore-no-baseline"
+)
+
+// BaseBranch is the branch of the base commit.
+const BaseBranch = "main"
+
+const root = "datasmith-mini"
+
+//go:embed all:datasmith-mini
+var files embed.FS
+
+var headNames = []string{
+	HeadGood, HeadBad, HeadRestoreFromHead, HeadRestoreSpaces,
+	HeadRestoreKeepsAdded, HeadRestoreNoBaseline,
+}
+
+// HeadNames returns the names of the heads in a fixed order.
+func HeadNames() []string { return append([]string(nil), headNames...) }
+
+// Built is an example repository on disk.
+type Built struct {
+	Dir   string            // the work tree, with .git
+	Base  string            // sha of the base commit (branch main)
+	Heads map[string]string // head name (also its branch) -> commit sha
+}
+
+// Build writes the example as a git repository into dir, which must be
+// empty or missing. The shas are the same on every run: gitx fixes the
+// author, committer and dates.
+func Build(ctx context.Context, dir string) (*Built, error) {
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	repo := gitx.Repo{Dir: dir}
+	if _, err := repo.Run(ctx, "init", "-q", "-b", BaseBranch); err != nil {
+		return nil, fmt.Errorf("example: %w", err)
+	}
+	if err := writeTree(dir, root+"/base"); err != nil {
+		return nil, err
+	}
+	base, err := commitAll(ctx, repo, root+"/base.message")
+	if err != nil {
+		return nil, err
+	}
+	built := &Built{Dir: dir, Base: base, Heads: map[string]string{}}
+	for _, name := range headNames {
+		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, base); err != nil {
+			return nil, fmt.Errorf("example head %s: %w", name, err)
+		}
+		if err := applyHead(dir, name, 0); err != nil {
+			return nil, err
+		}
+		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
+		if err != nil {
+			return nil, fmt.Errorf("example head %s: %w", name, err)
+		}
+		built.Heads[name] = sha
+	}
+	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
+		return nil, fmt.Errorf("example: %w", err)
+	}
+	return built, nil
+}
+
+// prepareDir creates dir, or checks that it is an empty folder.
+func prepareDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("example: %w", err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("example: %w", err)
+	case len(entries) > 0:
+		return fmt.Errorf("example: %s is not empty", dir)
+	}
+	return nil
+}
+
+// applyHead writes the overlay of head name into dir and deletes its listed
+// paths; a ".from" head is applied first. depth stops a cycle of ".from".
+func applyHead(dir, name string, depth int) error {
+	if depth > len(headNames) {
+		return fmt.Errorf("example head %s: the .from files form a cycle", name)
+	}
+	prefix := root + "/heads/" + name
+	if from, ok, err := readFirstLine(prefix + ".from"); err != nil {
+		return err
+	} else if ok {
+		if err := applyHead(dir, from, depth+1); err != nil {
+			return err
+		}
+	}
+	if _, err := fs.Stat(files, prefix); err == nil {
+		if err := writeTree(dir, prefix); err != nil {
+			return err
+		}
+	}
+	del, err := files.ReadFile(prefix + ".delete")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("example: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(del))
+	for n := 1; sc.Scan(); n++ {
+		p := strings.TrimSpace(sc.Text())
+		if p == "" || strings.HasPrefix(p, "#") {
+			continue
+		}
+		if !fs.ValidPath(p) {
+			return fmt.Errorf("example: %s.delete:%d: bad path %q", prefix, n, p)
+		}
+		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			return fmt.Errorf("example: %s.delete:%d: %w", prefix, n, err)
+		}
+	}
+	return nil
+}
+
+// writeTree copies the embedded folder src into dir. Files ending in .sh
+// get mode 0755, the others 0644.
+func writeTree(dir, src string) error {
+	return fs.WalkDir(files, src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("example: %w", err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, src), "/")
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if d.IsDir() {
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return fmt.Errorf("example: %w", err)
+			}
+			return nil
+		}
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("example: %w", err)
+		}
+		mode := fileMode(rel)
+		if err := os.WriteFile(dst, data, mode); err != nil {
+			return fmt.Errorf("example: %w", err)
+		}
+		// WriteFile keeps the mode of an existing file and applies the umask.
+		if err := os.Chmod(dst, mode); err != nil {
+			return fmt.Errorf("example: %w", err)
+		}
+		return nil
+	})
+}
+
+// fileMode returns the mode of a file of the example in git terms.
+func fileMode(rel string) os.FileMode {
+	if path.Ext(rel) == ".sh" {
+		return 0o755
+	}
+	return 0o644
+}
+
+// commitAll commits the whole work tree with the message in the embedded
+// file msgFile and returns the new commit's sha.
+func commitAll(ctx context.Context, repo gitx.Repo, msgFile string) (string, error) {
+	msg, err := files.ReadFile(msgFile)
+	if err != nil {
+		return "", fmt.Errorf("example: commit message: %w", err)
+	}
+	if len(bytes.TrimSpace(msg)) == 0 {
+		return "", fmt.Errorf("example: %s is empty", msgFile)
+	}
+	if _, err := repo.Run(ctx, "add", "-A"); err != nil {
+		return "", fmt.Errorf("example: %w", err)
+	}
+	if _, err := repo.RunInput(ctx, bytes.NewReader(msg), "commit", "-q", "--no-verify", "-F", "-"); err != nil {
+		return "", fmt.Errorf("example: %w", err)
+	}
+	return repo.Resolve(ctx, "HEAD")
+}
+
+// readFirstLine returns the first line of an embedded file; ok is false when
+// the file does not exist.
+func readFirstLine(name string) (line string, ok bool, err error) {
+	data, err := files.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("example: %w", err)
+	}
+	line, _, _ = strings.Cut(string(data), "\n")
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return "", false, fmt.Errorf("example: %s is empty", name)
+	}
+	return line, true, nil
+}

@@ -1,0 +1,109 @@
+package examples
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
+)
+
+const (
+	harborRoot = "src/datasmith/harbor_adapter/template"
+	testSh     = harborRoot + "/tests/test.sh"
+	setupSh    = harborRoot + "/tests/setup.sh"
+	runnerPy   = harborRoot + "/tests/pytest_runner.py"
+	debianPy   = "/usr/bin/python3"
+)
+
+var (
+	shared     *Built
+	sharedErr  error
+	sharedOnce sync.Once
+)
+
+// example returns one built example, shared by the tests that only read it.
+func example(t *testing.T) *Built {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "datasmith-mini-")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		shared, sharedErr = Build(context.Background(), dir)
+	})
+	if sharedErr != nil {
+		t.Fatalf("Build: %v", sharedErr)
+	}
+	return shared
+}
+
+// TestMain removes the shared example after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		_ = os.RemoveAll(shared.Dir)
+	}
+	os.Exit(code)
+}
+
+// git runs git in the example and returns its trimmed output.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitx.Repo{Dir: dir}.Run(context.Background(), args...)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// export writes the tree of rev into a new temporary folder.
+func export(t *testing.T, b *Built, rev string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := (gitx.Repo{Dir: b.Dir}).Export(context.Background(), rev, dir); err != nil {
+		t.Fatalf("export %s: %v", rev, err)
+	}
+	return dir
+}
+
+// revs returns "base" and every head with their shas, in a fixed order.
+func revs(b *Built) [][2]string {
+	out := [][2]string{{"base", b.Base}}
+	for _, h := range HeadNames() {
+		out = append(out, [2]string{h, b.Heads[h]})
+	}
+	return out
+}
+
+// configAt decodes the example config of an exported tree.
+func configAt(t *testing.T, dir string) *config.Config {
+	t.Helper()
+	data, err := os.ReadFile(dir + "/" + config.Path)
+	if err != nil {
+		t.Fatalf("read config: %v", err)
+	}
+	cfg, err := config.Decode(config.Path, data)
+	if err != nil {
+		t.Fatalf("decode config: %v", err)
+	}
+	return cfg
+}
+
+// needPython skips the test when Debian's python3 cannot import the modules.
+func needPython(t *testing.T, modules ...string) {
+	t.Helper()
+	if _, err := os.Stat(debianPy); err != nil {
+		t.Skipf("%s is not installed", debianPy)
+	}
+	for _, m := range modules {
+		if err := exec.Command(debianPy, "-c", "import "+m).Run(); err != nil {
+			t.Skipf("%s cannot import %s", debianPy, m)
+		}
+	}
+}
