@@ -9,9 +9,16 @@ import (
 type Conclusion string
 
 const (
-	Success   Conclusion = "success"
-	Failure   Conclusion = "failure"
-	NotRun    Conclusion = "not_run" // skipped or could not run: never a pass
+	Success Conclusion = "success"
+	Failure Conclusion = "failure"
+	// NotRun: the check should have run but could not (no python, a
+	// missing section under default config, a check this PR turns off).
+	// It is never a pass, and it makes the whole run "not run".
+	NotRun Conclusion = "not_run"
+	// Skipped: the check has nothing to verify in this change (no suite is
+	// triggered, or the base and head config both turn it off). It is shown
+	// as skipped, never as passed, and does not change the overall result.
+	Skipped   Conclusion = "skipped"
 	TimedOut  Conclusion = "timed_out"
 	Cancelled Conclusion = "cancelled"
 )
@@ -104,20 +111,24 @@ func (r *Result) Failures() int {
 }
 
 // Overall folds the conclusions of several checks into one: any failure or
-// time-out fails; otherwise any check that did not run makes the whole
-// NotRun; an empty list is NotRun too, because nothing was verified.
+// time-out fails; otherwise any check that did not run (or was cancelled)
+// makes the whole NotRun. Skipped checks do not count, but a list with no
+// Success at all is NotRun, because nothing was verified.
 func Overall(results []Result) Conclusion {
-	if len(results) == 0 {
-		return NotRun
-	}
-	out := Success
+	out, passed := Success, false
 	for _, r := range results {
-		switch {
-		case r.Conclusion.Failed():
+		switch r.Conclusion {
+		case Success:
+			passed = true
+		case Skipped:
+		case Failure, TimedOut:
 			return Failure
-		case r.Conclusion != Success:
+		default:
 			out = NotRun
 		}
+	}
+	if !passed {
+		return NotRun
 	}
 	return out
 }
