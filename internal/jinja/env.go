@@ -2,66 +2,61 @@
 // would, and cross-checks the bytes against Python Jinja2 when it is
 // installed.
 //
-// Every render recovers from panics inside the engine, and every error names
-// the template file and, where it can be found, the line.
+// Every parse and render recovers from panics inside the engine, and every
+// error is an *Error that names the repository path of the file where the
+// error is (an included file when the error is inside it) and, where it can
+// be found, the line.
 package jinja
 
 import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/nikolalohinski/gonja/v2"
 	gconfig "github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
 
 	"github.com/formula-code/template-verify/config"
 )
 
-// Error is a render error. File is the repository path of the template where
-// the error is, which may be an included file; Line is 0 when unknown.
-type Error struct {
-	File  string
-	Line  int
-	Msg   string
-	Panic bool // the engine panicked
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
 // Env is one Jinja environment: a loader root with its files and options.
+// An Env is safe for concurrent use.
 type Env struct {
-	root   string            // repository path of the loader root
+	root   string            // repository path of the loader root ("" for the top)
 	files  map[string]string // loader name ("/" + path relative to root) -> source
 	opts   config.Jinja
 	cfg    *gconfig.Config
-	loader loaders.Loader
+	loader *rootedLoader
+
+	// includes caches parsed included templates: Jinja2 caches them in its
+	// environment too, and gonja would parse them again on every render.
+	mu       sync.Mutex
+	includes map[string]*parseResult
+}
+
+type parseResult struct {
+	t   *exec.Template
+	err error
 }
 
 // NewEnv makes an environment over files (keyed by repository path) whose
-// loader root is root. Files outside root are ignored.
+// loader root is root. Files outside root are ignored. A root of "" or "."
+// is the repository top.
 func NewEnv(files map[string][]byte, root string, opts config.Jinja) (*Env, error) {
-	root = strings.TrimSuffix(root, "/")
-	mem := map[string]string{}
+	root = strings.TrimSuffix(path.Clean("/"+root), "/")
+	root = strings.TrimPrefix(root, "/")
+	mem := make(map[string]string, len(files))
 	for p, data := range files {
-		rel, ok := strings.CutPrefix(p, root+"/")
-		if !ok {
-			continue
+		rel := p
+		if root != "" {
+			var ok bool
+			if rel, ok = strings.CutPrefix(p, root+"/"); !ok {
+				continue
+			}
 		}
 		mem["/"+rel] = string(data)
-	}
-	if len(mem) == 0 {
-		mem["/.empty"] = "" // the memory loader refuses an empty map
-	}
-	loader, err := loaders.NewMemoryLoader(mem)
-	if err != nil {
-		return nil, fmt.Errorf("jinja loader for %s: %w", root, err)
 	}
 	cfg := gconfig.New()
 	cfg.StrictUndefined = opts.StrictUndefined
@@ -69,7 +64,9 @@ func NewEnv(files map[string][]byte, root string, opts config.Jinja) (*Env, erro
 	cfg.TrimBlocks = opts.TrimBlocks
 	cfg.LeftStripBlocks = opts.LstripBlocks
 	cfg.AutoEscape = opts.Autoescape
-	return &Env{root: root, files: mem, opts: opts, cfg: cfg, loader: rootedLoader{loader}}, nil
+	e := &Env{root: root, files: mem, opts: opts, cfg: cfg, includes: map[string]*parseResult{}}
+	e.loader = &rootedLoader{env: e}
+	return e, nil
 }
 
 // Options returns the environment's options.
@@ -94,35 +91,77 @@ func (e *Env) Sources() map[string]string {
 	return out
 }
 
-// Template is a parsed template, ready to render many times.
+// file returns the repository path of a loader name.
+func (e *Env) file(name string) string {
+	return path.Join(e.root, strings.TrimPrefix(name, "/"))
+}
+
+// Template is a parsed template, ready to render many times. A Template is
+// safe for concurrent use.
 type Template struct {
 	env  *Env
 	name string
 	t    *exec.Template
 }
 
-// Parse parses the template name (relative to the root).
-func (e *Env) Parse(name string) (t *Template, err error) {
-	file := path.Join(e.root, name)
-	if _, ok := e.files["/"+name]; !ok {
-		return nil, &Error{File: file, Msg: "template not found"}
+// Name returns the template's name relative to the loader root.
+func (t *Template) Name() string { return t.name }
+
+// Parse parses the template name (relative to the root). The name follows
+// Jinja2's loader rules: "a/./b" is "a/b", and ".." is not allowed.
+func (e *Env) Parse(name string) (*Template, error) {
+	clean, ok := templateName(name)
+	if !ok {
+		return nil, &Error{File: e.file(name), Msg: fmt.Sprintf("template %q not found", name)}
+	}
+	t, err := e.parse(clean)
+	if err != nil {
+		return nil, err
+	}
+	return &Template{env: e, name: clean, t: t}, nil
+}
+
+// parse parses a clean loader name without a cache. The error is an *Error.
+func (e *Env) parse(name string) (t *exec.Template, err error) {
+	file := e.file(name)
+	src, ok := e.files["/"+name]
+	if !ok {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("template %q not found", name)}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, &Error{File: file, Msg: fmt.Sprintf("the template engine panicked while parsing: %v", p), Panic: true}
 		}
 	}()
-	parsed, perr := exec.NewTemplate("/"+name, e.cfg, e.loader, gonja.DefaultEnvironment)
+	parsed, perr := exec.NewTemplate("/"+name, e.cfg, e.loader, environment)
 	if perr != nil {
-		return nil, e.wrap(file, perr)
+		return nil, e.parseError(name, src, perr)
 	}
-	return &Template{env: e, name: name, t: parsed}, nil
+	if line, msg, bad := e.unknownName(src); bad {
+		return nil, &Error{File: file, Line: line, Msg: "syntax error: " + msg}
+	}
+	return parsed, nil
+}
+
+// parseCached parses an included template once per environment.
+func (e *Env) parseCached(name string) (*exec.Template, error) {
+	e.mu.Lock()
+	r, ok := e.includes[name]
+	e.mu.Unlock()
+	if ok {
+		return r.t, r.err
+	}
+	t, err := e.parse(name)
+	e.mu.Lock()
+	e.includes[name] = &parseResult{t: t, err: err}
+	e.mu.Unlock()
+	return t, err
 }
 
 // Render executes the template with vars. Integers must be Go ints, not
-// float64, to print as Jinja2 prints them.
+// float64, to print as Jinja2 prints them. The error is an *Error.
 func (t *Template) Render(vars map[string]any) (out string, err error) {
-	file := path.Join(t.env.root, t.name)
+	file := t.env.file(t.name)
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = "", &Error{File: file, Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
@@ -130,7 +169,7 @@ func (t *Template) Render(vars map[string]any) (out string, err error) {
 	}()
 	s, rerr := t.t.ExecuteToString(exec.NewContext(vars))
 	if rerr != nil {
-		return "", t.env.wrap(file, rerr)
+		return "", renderError(file, rerr)
 	}
 	return s, nil
 }
@@ -144,29 +183,25 @@ func (e *Env) Render(name string, vars map[string]any) (string, error) {
 	return t.Render(vars)
 }
 
-// wrap turns a gonja error into an Error that names the file and line.
-func (e *Env) wrap(file string, err error) error {
-	line := lineOf(err)
-	msg := cleanMessage(err.Error())
-	return &Error{File: file, Line: line, Msg: msg}
-}
+// environment is gonja's default environment with two changes that bring
+// it closer to Jinja2: an include that resolves names from the loader root,
+// caches parsed files and names the included file in its errors; and the
+// lowercase literal none, which Jinja2 has and gonja lacks.
+var environment = newEnvironment()
 
-// rootedLoader makes include names relative to the loader root, as Jinja2's
-// FileSystemLoader does, instead of relative to the including file.
-type rootedLoader struct{ loaders.Loader }
-
-func (l rootedLoader) Resolve(p string) (string, error) {
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
+func newEnvironment() *exec.Environment {
+	def := gonja.DefaultEnvironment
+	cs := exec.NewControlStructureSet(map[string]parserFunc{}).Update(def.ControlStructures)
+	if err := cs.Replace("include", includeParser); err != nil {
+		panic(fmt.Sprintf("jinja: gonja has no include statement to replace: %v", err))
 	}
-	return l.Loader.Resolve(p)
-}
-
-func (l rootedLoader) Read(p string) (ioReader, error) {
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
+	ctx := def.Context.Inherit()
+	ctx.Set("none", nil)
+	return &exec.Environment{
+		Context:           ctx,
+		Filters:           def.Filters,
+		Tests:             def.Tests,
+		ControlStructures: cs,
+		Methods:           def.Methods,
 	}
-	return l.Loader.Read(p)
 }
-
-func (l rootedLoader) Inherit(string) (loaders.Loader, error) { return l, nil }

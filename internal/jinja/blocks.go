@@ -1,0 +1,66 @@
+package jinja
+
+import (
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+// blockTags are the statements that need an end tag ("set" only in its
+// block form, without "=").
+var blockTags = map[string]bool{
+	"for": true, "if": true, "macro": true, "call": true, "filter": true,
+	"with": true, "autoescape": true, "block": true, "raw": true, "trans": true,
+	"set": true,
+}
+
+type openBlock struct {
+	name string
+	line int
+}
+
+// unclosedBlock lexes src and returns the innermost block statement that
+// has no end tag, for an error at the end of the template.
+func (e *Env) unclosedBlock(src string) (b openBlock, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	var stack []openBlock
+	s := tokens.LexAll(src, e.cfg)
+	for !s.End() {
+		t := s.Next()
+		if t == nil || t.Type != tokens.BlockBegin {
+			continue
+		}
+		name := s.Current()
+		if name == nil || name.Type != tokens.Name {
+			continue
+		}
+		s.Next()
+		switch {
+		case name.Val == "set":
+			assign := false
+			for !s.End() && s.Current().Type != tokens.BlockEnd {
+				if s.Next().Type == tokens.Assign {
+					assign = true
+				}
+			}
+			if !assign {
+				stack = append(stack, openBlock{name: "set", line: name.Line})
+			}
+		case blockTags[name.Val]:
+			stack = append(stack, openBlock{name: name.Val, line: name.Line})
+		case len(name.Val) > 3 && name.Val[:3] == "end" && blockTags[name.Val[3:]]:
+			for i := len(stack) - 1; i >= 0; i-- {
+				if stack[i].name == name.Val[3:] {
+					stack = stack[:i]
+					break
+				}
+			}
+		}
+	}
+	if len(stack) == 0 {
+		return openBlock{}, false
+	}
+	return stack[len(stack)-1], true
+}

@@ -1,0 +1,126 @@
+package jinja
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+// includeStmt replaces gonja's include. It differs in four ways, each
+// closer to Jinja2: names resolve from the loader root; a list of names
+// picks the first that exists; a {% set %} inside the included file does
+// not change the including file's variables; and an error inside the
+// included file is an *Error that names that file.
+type includeStmt struct {
+	location      *tokens.Token
+	name          nodes.Expression
+	ignoreMissing bool
+}
+
+func (s *includeStmt) Position() *tokens.Token { return s.location }
+
+func (s *includeStmt) String() string {
+	return fmt.Sprintf("IncludeControlStructure(Line=%d Col=%d)", s.location.Line, s.location.Col)
+}
+
+// Execute renders the included template into the including one's output.
+func (s *includeStmt) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) (err error) {
+	l, ok := r.Loader.(*rootedLoader)
+	if !ok {
+		return errors.New("include: the template was not loaded by this package")
+	}
+	v := r.Eval(s.name)
+	if v.IsError() {
+		return fmt.Errorf("cannot evaluate the name of the included template: %w", v)
+	}
+	var names []string
+	if v.IsList() {
+		v.Iterate(func(_, _ int, item, _ *exec.Value) bool {
+			names = append(names, item.String())
+			return true
+		}, func() {})
+	} else {
+		names = []string{v.String()}
+	}
+	chosen := ""
+	for _, n := range names {
+		if clean, ok := templateName(n); ok {
+			if _, ok := l.env.files["/"+clean]; ok {
+				chosen = clean
+				break
+			}
+		}
+	}
+	if chosen == "" {
+		if s.ignoreMissing {
+			return nil
+		}
+		return fmt.Errorf("included template %s not found", quoteAll(names))
+	}
+	t, err := l.env.parseCached(chosen)
+	if err != nil {
+		return err
+	}
+	file := l.env.file(chosen)
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{File: file, Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
+		}
+	}()
+	sub := &exec.Environment{
+		Context:           r.Environment.Context.Inherit(),
+		Filters:           r.Environment.Filters,
+		Tests:             r.Environment.Tests,
+		ControlStructures: r.Environment.ControlStructures,
+		Methods:           r.Environment.Methods,
+	}
+	if err := exec.NewRenderer(sub, r.Output, r.Config, r.Loader, t).Execute(); err != nil {
+		return renderError(file, err)
+	}
+	return nil
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, " or ")
+}
+
+// includeParser parses {% include name [ignore missing] [with|without context] %}.
+// The context flag is accepted and, as in gonja, has no effect.
+func includeParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+	// The first argument token is on the tag's line; p.Current() is the
+	// token after the tag, which trim_blocks may move to the next line.
+	loc := args.Current()
+	if loc == nil || loc.Line == 0 {
+		loc = p.Current()
+	}
+	s := &includeStmt{location: loc}
+	name, err := args.ParseExpression()
+	if err != nil {
+		return nil, err
+	}
+	s.name = name
+	if args.MatchName("ignore") != nil {
+		if args.MatchName("missing") == nil {
+			return nil, args.Error("expected 'missing' after 'ignore'", args.Current())
+		}
+		s.ignoreMissing = true
+	}
+	if args.MatchName("with", "without") != nil {
+		if args.MatchName("context") == nil {
+			return nil, args.Error("expected 'context' after 'with' or 'without'", args.Current())
+		}
+	}
+	if !args.End() {
+		return nil, args.Error("unexpected text after the included template name", args.Current())
+	}
+	return s, nil
+}
