@@ -1,0 +1,184 @@
+package examples
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/config"
+)
+
+// renderJob is one template and variable set, rendered by Python Jinja2.
+type renderJob struct {
+	ID       string         `json:"id"`
+	Template string         `json:"template"`
+	Vars     map[string]any `json:"vars"`
+}
+
+type renderGroup struct {
+	Root  string         `json:"root"`
+	Jinja map[string]any `json:"jinja"`
+	Jobs  []renderJob    `json:"jobs"`
+}
+
+type renderResult struct {
+	ID  string `json:"id"`
+	OK  bool   `json:"ok"`
+	Out string `json:"out"`
+	Err string `json:"err"`
+}
+
+// renderAll renders every template of every group of the config in the
+// exported tree dir, for every variable set, in one Python process. The ids
+// are "group:template[varset]".
+func renderAll(t *testing.T, dir string, cfg *config.Config) map[string]renderResult {
+	t.Helper()
+	var req struct {
+		Groups []renderGroup `json:"groups"`
+	}
+	for _, g := range cfg.Groups {
+		rg := renderGroup{
+			Root: filepath.Join(dir, g.Root),
+			Jinja: map[string]any{
+				"strict_undefined":      g.Jinja.StrictUndefined,
+				"keep_trailing_newline": g.Jinja.KeepTrailingNewline,
+				"trim_blocks":           g.Jinja.TrimBlocks,
+				"lstrip_blocks":         g.Jinja.LstripBlocks,
+				"autoescape":            g.Jinja.Autoescape,
+			},
+		}
+		err := filepath.WalkDir(rg.Root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(rg.Root, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			entries := g.TemplateFor(rel)
+			if len(entries) == 0 {
+				return nil
+			}
+			for _, vs := range g.VarSets(entries[0]) {
+				rg.Jobs = append(rg.Jobs, renderJob{ID: fmt.Sprintf("%s:%s[%s]", g.Name, rel, vs.Name), Template: rel, Vars: vs.Vars})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("walk %s: %v", rg.Root, err)
+		}
+		req.Groups = append(req.Groups, rg)
+	}
+	in, err := json.Marshal(req)
+	if err != nil {
+		t.Fatalf("encode render request: %v", err)
+	}
+	cmd := exec.Command(debianPy, "testdata/render_jinja.py")
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("render_jinja.py: %v\n%s", err, stderr.String())
+	}
+	var results []renderResult
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatalf("render_jinja.py output: %v", err)
+	}
+	byID := map[string]renderResult{}
+	for _, r := range results {
+		byID[r.ID] = r
+	}
+	return byID
+}
+
+// bashSyntax returns the bash -n error of script, or "" when it parses.
+func bashSyntax(t *testing.T, script string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "script.sh")
+	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("bash", "-n", f).CombinedOutput()
+	if err != nil {
+		return strings.TrimSpace(string(out)) + " (" + err.Error() + ")"
+	}
+	return ""
+}
+
+// failure is the outcome of one render and bash -n; the zero value is a pass.
+type failure struct {
+	Stage string // "render" or "bash -n"
+	Msg   string // the error text; for an expectation, a part of it
+}
+
+// expectedFailures are the documented failures of the bad head: the
+// undefined skip_reason for run_pytest=false, and an if without fi for
+// run_pytest=true (the render works, then bash -n fails).
+var expectedFailures = map[string]failure{
+	"harbor:tests/test.sh[rounds=5,run_pytest=false]":    {"render", "skip_reason"},
+	"harbor:tests/test.sh[rounds=null,run_pytest=false]": {"render", "skip_reason"},
+	"harbor:tests/test.sh[rounds=5,run_pytest=true]":     {"bash -n", "syntax error"},
+	"harbor:tests/test.sh[rounds=null,run_pytest=true]":  {"bash -n", "syntax error"},
+}
+
+func TestTemplatesRenderWithJinja2(t *testing.T) {
+	needPython(t, "jinja2")
+	b := example(t)
+	shellcheck, _ := exec.LookPath("shellcheck")
+	for _, r := range revs(b) {
+		t.Run(r[0], func(t *testing.T) {
+			dir := export(t, b, r[1])
+			results := renderAll(t, dir, configAt(t, dir))
+			if len(results) < 21 {
+				t.Fatalf("%d renders, want at least 21 (5 harbor templates x 4 sets, 1 prompt)", len(results))
+			}
+			var shellFiles []string
+			for _, id := range slices.Sorted(maps.Keys(results)) {
+				res := results[id]
+				var got failure
+				switch {
+				case !res.OK:
+					got = failure{"render", res.Err}
+				case strings.Contains(id, ".sh["):
+					if msg := bashSyntax(t, res.Out); msg != "" {
+						got = failure{"bash -n", msg}
+						break
+					}
+					f := filepath.Join(t.TempDir(), "rendered.sh")
+					if err := os.WriteFile(f, []byte(res.Out), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					shellFiles = append(shellFiles, f)
+				}
+				var want failure
+				if r[0] == HeadBad {
+					want = expectedFailures[id]
+				}
+				if got.Stage != want.Stage || !strings.Contains(got.Msg, want.Msg) {
+					t.Errorf("%s: got %+v, want %+v", id, got, want)
+				}
+			}
+			for id := range expectedFailures {
+				if _, ok := results[id]; !ok {
+					t.Errorf("no render of %s", id)
+				}
+			}
+			if shellcheck != "" && len(shellFiles) > 0 {
+				out, err := exec.Command(shellcheck, append([]string{"-S", "error"}, shellFiles...)...).CombinedOutput()
+				if err != nil {
+					t.Errorf("shellcheck -S error on %d rendered scripts: %v\n%s", len(shellFiles), err, out)
+				}
+			}
+		})
+	}
+}
