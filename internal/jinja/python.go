@@ -1,0 +1,263 @@
+package jinja
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/sandbox"
+)
+
+//go:embed render.py
+var renderScript string
+
+// PythonTimeout limits one RenderPython call; JobTimeout limits one render
+// inside it.
+var (
+	PythonTimeout = 5 * time.Minute
+	JobTimeout    = 20 * time.Second
+)
+
+// Job is one render for Python Jinja2.
+type Job struct {
+	// Files holds every file of the loader root, keyed by its name relative
+	// to the root.
+	Files map[string]string
+	Opts  config.Jinja
+	// Name is the template to render, relative to the root.
+	Name string
+	// Vars are the variables. Go ints reach Python as int, floats as float,
+	// nil as None.
+	Vars map[string]any
+}
+
+// PyResult is what Python Jinja2 made of one Job.
+type PyResult struct {
+	Output string
+	// Err is "ExceptionType: message" when the render failed.
+	Err string
+	// File (relative to the root) and Line locate Err, when Jinja2 says.
+	File string
+	Line int
+}
+
+type pyFound struct {
+	path, version string
+	ok            bool
+}
+
+var (
+	pyMu     sync.Mutex
+	pyCached *pyFound
+)
+
+// FindPython finds a python3 that can import jinja2: python3 on PATH first,
+// then /usr/bin/python3. It returns the interpreter's real path (not a
+// version manager's shim) and the Jinja2 version. The answer is cached.
+func FindPython(ctx context.Context) (path string, version string, ok bool) {
+	pyMu.Lock()
+	defer pyMu.Unlock()
+	if pyCached != nil {
+		return pyCached.path, pyCached.version, pyCached.ok
+	}
+	var candidates []string
+	if p, err := exec.LookPath("python3"); err == nil {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, "/usr/bin/python3")
+	for _, c := range candidates {
+		exe, ver, err := probePython(ctx, c)
+		if err == nil {
+			pyCached = &pyFound{path: exe, version: ver, ok: true}
+			return exe, ver, true
+		}
+	}
+	if ctx.Err() != nil {
+		return "", "", false // do not cache an answer cut short
+	}
+	pyCached = &pyFound{}
+	return "", "", false
+}
+
+// probePython runs python with the caller's environment, so that a version
+// manager's shim can find its interpreter, and asks for the interpreter's
+// real path and the Jinja2 version. The probe runs no code from a PR.
+func probePython(ctx context.Context, python string) (exe, version string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-I", "-c", "import sys, jinja2; print(sys.executable); print(jinja2.__version__)")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("%s cannot import jinja2: %w", python, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[0] == "" {
+		return "", "", fmt.Errorf("%s: unexpected answer %q", python, out)
+	}
+	return strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1]), nil
+}
+
+type pyEnvSpec struct {
+	Files map[string]string `json:"files"` // base64
+	Opts  pyOpts            `json:"opts"`
+}
+
+type pyOpts struct {
+	StrictUndefined     bool `json:"strict_undefined"`
+	KeepTrailingNewline bool `json:"keep_trailing_newline"`
+	TrimBlocks          bool `json:"trim_blocks"`
+	LstripBlocks        bool `json:"lstrip_blocks"`
+	Autoescape          bool `json:"autoescape"`
+}
+
+type pyAnswer struct {
+	Jinja2  string `json:"jinja2"`
+	Results []struct {
+		Output string `json:"output"`
+		Error  string `json:"error"`
+		File   string `json:"file"`
+		Line   int    `json:"line"`
+	} `json:"results"`
+}
+
+// RenderPython renders every job with Python Jinja2 in one python process
+// (JSON on stdin, JSON on stdout). The process gets a clean environment, a
+// time limit, and a bubblewrap sandbox without network when one works: a
+// template from a pull request can run Python code in Jinja2.
+// The error is for the run as a whole; a failed render is a PyResult.Err.
+func RenderPython(ctx context.Context, python string, jobs []Job) ([]PyResult, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	req, err := buildRequest(jobs)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "tv-jinja2-")
+	if err != nil {
+		return nil, fmt.Errorf("python jinja2: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	out := sandbox.Run(ctx, sandbox.Spec{
+		Args:      []string{python, "-I", "-c", renderScript},
+		Dir:       dir,
+		Env:       []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
+		Stdin:     bytes.NewReader(req),
+		Timeout:   PythonTimeout,
+		MaxOutput: 1 << 30,
+		Sandbox:   true,
+	})
+	if out.Err != nil {
+		return nil, fmt.Errorf("python jinja2: %w (stderr: %s)", out.Err, sandbox.Tail(out.Stderr, 2000))
+	}
+	if out.ExitCode != 0 {
+		return nil, fmt.Errorf("python jinja2 exited with code %d: %s", out.ExitCode, sandbox.Tail(out.Stderr, 2000))
+	}
+	if out.Truncated {
+		return nil, errors.New("python jinja2: the output is larger than 1 GiB")
+	}
+	var ans pyAnswer
+	if err := json.Unmarshal(out.Stdout, &ans); err != nil {
+		return nil, fmt.Errorf("python jinja2: bad answer: %w (stderr: %s)", err, sandbox.Tail(out.Stderr, 2000))
+	}
+	if len(ans.Results) != len(jobs) {
+		return nil, fmt.Errorf("python jinja2: %d results for %d jobs", len(ans.Results), len(jobs))
+	}
+	res := make([]PyResult, len(jobs))
+	for i, r := range ans.Results {
+		res[i] = PyResult{Output: r.Output, Err: r.Error, File: r.File, Line: r.Line}
+	}
+	return res, nil
+}
+
+// buildRequest writes the request JSON. Jobs that share the same files and
+// options share one Jinja2 environment, so files go over once and Jinja2
+// parses each template once, as datasmith's one environment does.
+func buildRequest(jobs []Job) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"job_timeout":`)
+	b.WriteString(fmt.Sprint(JobTimeout.Seconds()))
+	envIndex := map[string]int{}
+	byMap := map[uintptr]string{}
+	var envs []pyEnvSpec
+	idx := make([]int, len(jobs))
+	for i, j := range jobs {
+		key := ""
+		p := reflect.ValueOf(j.Files).Pointer()
+		if k, ok := byMap[p]; ok && p != 0 {
+			key = k
+		} else {
+			key = envKey(j.Files)
+			byMap[p] = key
+		}
+		key += fmt.Sprintf("|%+v", j.Opts)
+		n, ok := envIndex[key]
+		if !ok {
+			n = len(envs)
+			envIndex[key] = n
+			files := make(map[string]string, len(j.Files))
+			for name, src := range j.Files {
+				files[name] = base64.StdEncoding.EncodeToString([]byte(src))
+			}
+			envs = append(envs, pyEnvSpec{Files: files, Opts: pyOpts{
+				StrictUndefined:     j.Opts.StrictUndefined,
+				KeepTrailingNewline: j.Opts.KeepTrailingNewline,
+				TrimBlocks:          j.Opts.TrimBlocks,
+				LstripBlocks:        j.Opts.LstripBlocks,
+				Autoescape:          j.Opts.Autoescape,
+			}})
+		}
+		idx[i] = n
+	}
+	envJSON, err := json.Marshal(envs)
+	if err != nil {
+		return nil, fmt.Errorf("python jinja2 request: %w", err)
+	}
+	b.WriteString(`,"envs":`)
+	b.Write(envJSON)
+	b.WriteString(`,"jobs":[`)
+	for i, j := range jobs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(j.Name)
+		fmt.Fprintf(&b, `{"env":%d,"name":%s,"vars":`, idx[i], name)
+		vars := j.Vars
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		if err := writeValue(&b, vars, 0); err != nil {
+			return nil, fmt.Errorf("python jinja2 request: job %d (%s): %w", i, j.Name, err)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
+
+// envKey identifies a set of files by content.
+func envKey(files map[string]string) string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := newHasher()
+	for _, n := range names {
+		h.add(n)
+		h.add(files[n])
+	}
+	return h.sum()
+}

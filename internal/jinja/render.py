@@ -1,0 +1,124 @@
+"""Render many Jinja2 jobs in one process for template-verify.
+
+Input (JSON on stdin):
+  {"envs": [{"files": {name: base64 source}, "opts": {...}}],
+   "jobs": [{"env": index, "name": template name, "vars": {...}}],
+   "job_timeout": seconds}
+Output (JSON on stdout):
+  {"jinja2": version, "results": [{"output", "error", "file", "line"}]}
+
+Each environment is built as datasmith builds its own: a loader with
+FileSystemLoader semantics over the given files, StrictUndefined or
+Undefined, and the autoescape, keep_trailing_newline, trim_blocks and
+lstrip_blocks options.
+"""
+
+import base64
+import json
+import signal
+import sys
+
+import jinja2
+from jinja2.loaders import split_template_path
+
+
+class FilesLoader(jinja2.BaseLoader):
+    """FileSystemLoader semantics over an in-memory folder."""
+
+    def __init__(self, files):
+        self.files = files
+
+    def get_source(self, environment, template):
+        name = "/".join(split_template_path(template))
+        data = self.files.get(name)
+        if data is None:
+            raise jinja2.TemplateNotFound(template)
+        # FileSystemLoader reads bytes and decodes them as UTF-8.
+        return data.decode("utf-8"), name, lambda: True
+
+    def list_templates(self):
+        return sorted(self.files)
+
+
+class JobTimeout(Exception):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise JobTimeout("the render took longer than the time limit")
+
+
+def make_env(spec):
+    files = {k: base64.b64decode(v) for k, v in spec["files"].items()}
+    opts = spec.get("opts") or {}
+    return jinja2.Environment(
+        loader=FilesLoader(files),
+        undefined=jinja2.StrictUndefined if opts.get("strict_undefined") else jinja2.Undefined,
+        autoescape=bool(opts.get("autoescape")),
+        keep_trailing_newline=bool(opts.get("keep_trailing_newline")),
+        trim_blocks=bool(opts.get("trim_blocks")),
+        lstrip_blocks=bool(opts.get("lstrip_blocks")),
+    ), set(files)
+
+
+def decode_value(obj):
+    # Go maps with keys that are not strings arrive as {"__tv_map__": [[k, v], ...]}.
+    if len(obj) == 1 and "__tv_map__" in obj:
+        return {to_key(k): v for k, v in obj["__tv_map__"]}
+    return obj
+
+
+def to_key(k):
+    return tuple(k) if isinstance(k, list) else k
+
+
+def where(exc, names):
+    """The template file and line of an exception, from its traceback."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return exc.name or exc.filename or "", exc.lineno or 0
+    file, line = "", 0
+    tb = exc.__traceback__
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if fn in names:
+            file, line = fn, tb.tb_lineno
+        tb = tb.tb_next
+    return file, line
+
+
+def run(env, names, job, timeout):
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        out = env.get_template(job["name"]).render(job.get("vars") or {})
+        return {"output": out}
+    except BaseException as exc:  # noqa: BLE001 - every failure is a result
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        file, line = where(exc, names)
+        msg = str(exc)
+        return {"error": type(exc).__name__ + (": " + msg if msg else ""), "file": file, "line": line}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def main():
+    try:
+        import resource
+
+        limit = 4 << 30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    signal.signal(signal.SIGALRM, on_alarm)
+    req = json.load(sys.stdin, object_hook=decode_value)
+    timeout = float(req.get("job_timeout") or 20)
+    envs = [make_env(spec) for spec in req.get("envs", [])]
+    results = []
+    for job in req.get("jobs", []):
+        env, names = envs[job["env"]]
+        results.append(run(env, names, job, timeout))
+    json.dump({"jinja2": jinja2.__version__, "results": results}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
