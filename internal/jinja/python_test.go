@@ -54,12 +54,12 @@ func TestFindPythonIsCachedAndUsable(t *testing.T) {
 
 func TestRenderPythonTypesAndErrors(t *testing.T) {
 	files := map[string]string{
-		"t/vars.j2":   "{{ i }} {{ f }} {{ n }} {{ l }} {{ m }} {{ big }} {{ neg }} {{ u }} {{ i is integer }} {{ f is float }}",
-		"t/inc.j2":    "a\n{% include 'inc/undef.inc' %}",
+		"t/vars.j2":     "{{ i }} {{ f }} {{ n }} {{ l }} {{ m }} {{ big }} {{ neg }} {{ u }} {{ i is integer }} {{ f is float }}",
+		"t/inc.j2":      "a\n{% include 'inc/undef.inc' %}",
 		"inc/undef.inc": "x\ny\n{{ nope }}",
-		"t/syntax.j2": "a\n{% if %}{% endif %}",
-		"t/latin1.j2": "caf\xe9 {{ 1 }}",
-		"t/nl.j2":     "a\n",
+		"t/syntax.j2":   "a\n{% if %}{% endif %}",
+		"t/latin1.j2":   "caf\xe9 {{ 1 }}",
+		"t/nl.j2":       "a\n",
 	}
 	vars := map[string]any{
 		"i": 5, "f": 5.0, "n": nil, "l": []any{1, 2.5, "x", nil, true},
