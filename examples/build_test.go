@@ -131,3 +131,11 @@ func TestShellScriptsAreExecutable(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkBuild(b *testing.B) {
+	for b.Loop() {
+		if _, err := Build(context.Background(), filepath.Join(b.TempDir(), "repo")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
