@@ -1,0 +1,3 @@
+class BaseCases:
+    def test_inherited(self):
+        assert True

@@ -1,0 +1,4 @@
+import no_such_module_abc
+
+def test_never():
+    pass

@@ -1,0 +1,5 @@
+from base_cases import BaseCases
+
+
+class TestChild(BaseCases):
+    pass
