@@ -13,6 +13,9 @@ var pytestSummary = regexp.MustCompile(`(?m)^=*\s*(\d+) passed(.*) in [0-9.]+s\s
 // TestExamplePytestSuite runs the example's own suite at base and at the
 // good head with Debian's python3, as the pytest check would.
 func TestExamplePytestSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the example suite takes about 5 s per tree")
+	}
 	needPython(t, "pytest", "jinja2")
 	b := example(t)
 	for _, r := range [][2]string{{"base", b.Base}, {HeadGood, b.Heads[HeadGood]}} {
