@@ -126,3 +126,18 @@ func TestDefaultsValidate(t *testing.T) {
 		t.Errorf("restore template = %q", cfg.Restore.Template)
 	}
 }
+
+func TestOwnGroupsDropTheDatasmithRestoreDefault(t *testing.T) {
+	cfg, err := Decode("c.yml", []byte("groups:\n  - {name: mine, root: t, templates: [{path: '**'}]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Restore != nil {
+		t.Errorf("default restore kept without its group: %+v", cfg.Restore)
+	}
+	// With a group named harbor the default restore block still applies.
+	cfg, err = Decode("c.yml", []byte("groups:\n  - {name: harbor, root: t, templates: [{path: '**'}]}\n"))
+	if err != nil || cfg.Restore == nil {
+		t.Fatalf("restore %+v err %v", cfg.Restore, err)
+	}
+}

@@ -1,0 +1,269 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
+)
+
+// Name is the check's name.
+const Name = "render"
+
+// Check is the render check.
+type Check struct {
+	// Python finds the interpreter for the Jinja2 cross-check; nil uses
+	// jinja.FindPython. Tests replace it to simulate a machine without Jinja2.
+	Python func(ctx context.Context) (path, version string, ok bool)
+}
+
+// New returns the render check.
+func New() *Check { return &Check{} }
+
+// Name implements checks.Check.
+func (*Check) Name() string { return Name }
+
+// side is one side (base or head) of one template and variable set.
+type side struct {
+	env    *jinja.Env
+	name   string // loader name, relative to the root
+	output string
+	err    error
+}
+
+// job is one template and one variable set, rendered at base and head.
+type job struct {
+	tmpl  plan.Template
+	group *config.Group
+	entry config.Template
+	set   config.VarSet
+	base  side
+	head  side
+	shell bool
+}
+
+// Run implements checks.Check.
+func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
+	res := checks.Result{Check: Name}
+	jobs, err := c.renderAll(ctx, in)
+	if err != nil {
+		res.Conclusion = checks.Failure
+		res.Title = "The templates could not be read"
+		res.Summary = err.Error()
+		return res
+	}
+	var st stats
+	for _, j := range jobs {
+		st.renders += boolInt(j.tmpl.AtBase()) + boolInt(j.tmpl.AtHead())
+		res.Findings = append(res.Findings, renderFindings(j)...)
+	}
+	shellFindings, nShell := shellCheck(ctx, in, jobs)
+	st.shellScripts = nShell
+	res.Findings = append(res.Findings, shellFindings...)
+
+	res.Changes = changes(in.Plan.Templates, jobs)
+
+	fid := c.fidelity(ctx, in, jobs)
+	res.Findings = append(res.Findings, fid.findings...)
+	res.Notes = append(res.Notes, fid.notes...)
+
+	st.templates = len(in.Plan.Templates)
+	st.sets = len(jobs)
+	res.Figures = st.figures(fid)
+	fails := res.Failures()
+	switch {
+	case fails > 0:
+		res.Conclusion = checks.Failure
+		res.Title = fmt.Sprintf("%d render problems in %d templates", fails, st.templates)
+	default:
+		res.Conclusion = checks.Success
+		res.Title = fmt.Sprintf("%d templates render at base and head (%d renders)", st.templates, st.renders)
+	}
+	res.Summary = summary(st, fails, fid)
+	return res
+}
+
+// renderAll renders every planned template for every variable set at base
+// and at head, with gonja. Parsing happens once per template and side.
+func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, error) {
+	envs := map[[2]string]*jinja.Env{}
+	envFor := func(rev string, g *config.Group) (*jinja.Env, error) {
+		key := [2]string{rev, g.Name}
+		if e, ok := envs[key]; ok {
+			return e, nil
+		}
+		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", g.Root, short(rev), err)
+		}
+		e, err := jinja.NewEnv(files, g.Root, g.Jinja)
+		if err != nil {
+			return nil, err
+		}
+		envs[key] = e
+		return e, nil
+	}
+	var jobs []*job
+	for _, t := range in.Plan.Templates {
+		g, ok := in.Config.Group(t.Group)
+		if !ok {
+			return nil, fmt.Errorf("template %s: group %q is not in the config", t.Path, t.Group)
+		}
+		entries := g.TemplateFor(t.Rel)
+		if len(entries) == 0 {
+			entries = g.TemplateFor(t.OldRel)
+		}
+		if len(entries) == 0 {
+			continue
+		}
+		entry := entries[0]
+		var baseT, headT *parsed
+		if t.AtBase() {
+			e, err := envFor(in.Plan.MergeBase, g)
+			if err != nil {
+				return nil, err
+			}
+			baseT = parse(e, t.OldRel)
+		}
+		if t.AtHead() {
+			e, err := envFor(in.Plan.Head, g)
+			if err != nil {
+				return nil, err
+			}
+			headT = parse(e, t.Rel)
+		}
+		for _, set := range g.VarSets(entry) {
+			j := &job{tmpl: t, group: g, entry: entry, set: set}
+			if baseT != nil {
+				j.base = baseT.render(set.Vars)
+			}
+			if headT != nil {
+				j.head = headT.render(set.Vars)
+			}
+			j.shell = isShell(entry, t.Rel, j.head.output)
+			jobs = append(jobs, j)
+		}
+		if err := ctx.Err(); err != nil {
+			return jobs, err
+		}
+	}
+	return jobs, nil
+}
+
+type parsed struct {
+	env  *jinja.Env
+	name string
+	t    *jinja.Template
+	err  error
+}
+
+func parse(e *jinja.Env, name string) *parsed {
+	if src, ok := e.Source(name); ok && !utf8.ValidString(src) {
+		line, col := invalidUTF8At(src)
+		return &parsed{env: e, name: name, err: &jinja.Error{
+			File: path.Join(e.Root(), name), Line: line,
+			Msg: fmt.Sprintf("the file is not valid UTF-8 (first bad byte at line %d, column %d); Jinja2 cannot load it", line, col),
+		}}
+	}
+	t, err := e.Parse(name)
+	return &parsed{env: e, name: name, t: t, err: err}
+}
+
+// invalidUTF8At returns the 1-based line and byte column of the first byte
+// that is not valid UTF-8.
+func invalidUTF8At(s string) (line, col int) {
+	line, start := 1, 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return line, i - start + 1
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += size
+	}
+	return line, 0
+}
+
+func (p *parsed) render(vars map[string]any) side {
+	s := side{env: p.env, name: p.name}
+	if p.err != nil {
+		s.err = p.err
+		return s
+	}
+	s.output, s.err = p.t.Render(vars)
+	return s
+}
+
+// isShell decides whether bash -n applies: the config says so, or the name
+// ends in .sh, or the output starts with a bash or sh shebang.
+func isShell(entry config.Template, rel, output string) bool {
+	if entry.Shell != nil {
+		return *entry.Shell
+	}
+	if strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".bash") {
+		return true
+	}
+	first, _, _ := strings.Cut(output, "\n")
+	return strings.HasPrefix(first, "#!") && (strings.HasSuffix(first, "/bash") || strings.HasSuffix(first, "/sh") || strings.HasSuffix(first, " bash") || strings.HasSuffix(first, " sh"))
+}
+
+// renderFindings reports render errors. An error at head fails the check;
+// an error that also happens at base is reported as failing before the
+// change; an error only at base is a notice (the PR fixes it).
+func renderFindings(j *job) []checks.Finding {
+	var out []checks.Finding
+	if j.head.err != nil {
+		f := errFinding(j.head.err, path.Join(j.group.Root, j.tmpl.Rel))
+		f.Level = checks.LevelFailure
+		f.Title = "Render error at head (" + j.set.Name + ")"
+		if j.tmpl.AtBase() && j.base.err != nil {
+			f.Message += " The base fails the same way."
+		}
+		out = append(out, f)
+	}
+	if j.base.err != nil && j.head.err == nil && j.tmpl.AtHead() {
+		f := errFinding(j.base.err, path.Join(j.group.Root, j.tmpl.OldRel))
+		f.Level = checks.LevelNotice
+		f.Title = "Render error at base only (" + j.set.Name + ")"
+		f.Message += " The head renders, so this PR removes the error."
+		out = append(out, f)
+	}
+	return out
+}
+
+func errFinding(err error, fallback string) checks.Finding {
+	f := checks.Finding{Path: fallback, Message: err.Error()}
+	if je, ok := err.(*jinja.Error); ok {
+		f.Path, f.Line, f.Message = je.File, je.Line, je.Msg
+		if je.Panic {
+			f.Message = "The template engine stopped with an internal error: " + je.Msg
+		}
+	}
+	f.Message = strings.TrimSpace(f.Message)
+	if !strings.HasSuffix(f.Message, ".") {
+		f.Message += "."
+	}
+	return f
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

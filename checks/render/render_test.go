@@ -1,0 +1,257 @@
+package render
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx/gittest"
+	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
+)
+
+const testConfig = `version: 1
+groups:
+  - name: t
+    root: tpl
+    jinja: {strict_undefined: true, keep_trailing_newline: true}
+    vars: {name: world, nothing: null}
+    matrix: {flag: [true, false]}
+    exclude: ["*.inc"]
+    templates:
+      - path: "**"
+`
+
+// input builds a repository whose base holds base files and whose head
+// writes head files on top, and returns the check input for the change.
+func input(t *testing.T, base, head map[string]string) *checks.Input {
+	t.Helper()
+	r := gittest.New(t)
+	r.Write(map[string]string{".github/template-verify.yml": testConfig})
+	r.Write(base)
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(head)
+	r.Commit("head")
+	cfg, err := config.Decode(".github/template-verify.yml", []byte(testConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Build(context.Background(), r.Repo, cfg, "main", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, WorkDir: t.TempDir()}
+}
+
+func noPython(context.Context) (string, string, bool) { return "", "", false }
+
+func runCheck(t *testing.T, in *checks.Input, withPython bool) checks.Result {
+	t.Helper()
+	c := New()
+	if !withPython {
+		c.Python = noPython
+	}
+	return c.Run(context.Background(), in)
+}
+
+func findingsText(r checks.Result) string {
+	var sb strings.Builder
+	for _, f := range r.Findings {
+		sb.WriteString(string(f.Level) + " " + f.Path + ":" + strconv.Itoa(f.Line) + " " + f.Message + "\n")
+	}
+	return sb.String()
+}
+
+func TestRenderFindings(t *testing.T) {
+	base := map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\n"}
+	cases := []struct {
+		name        string
+		head        map[string]string
+		want        checks.Conclusion
+		wantFinding []string // substrings of "level path:line message" lines
+	}{
+		{
+			name: "clean change passes",
+			head: map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho hi {{ name }}\n"},
+			want: checks.Success,
+		},
+		{
+			name:        "undefined variable names file and line",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\n{% if not flag %}\necho {{ reason }}\n{% endif %}\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/run.sh:4 ", "reason"},
+		},
+		{
+			name:        "syntax error names file and line",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho ok\n{% for x in %}\n{% endfor %}\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/run.sh:3 "},
+		},
+		{
+			name:        "unclosed if in one branch points at the if",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\n{% if flag %}\nif [ -n \"$X\" ]; then\n  echo x\n{% endif %}\necho done\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/run.sh:4 bash -n fails at line 4 of the rendered script for flag=true:"},
+		},
+		{
+			name:        "a bad token maps back to its template line",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\necho a )\necho b\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/run.sh:3 bash -n fails"},
+		},
+		{
+			name:        "not UTF-8",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho ok\necho \xff\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/run.sh:3 ", "not valid UTF-8"},
+		},
+		{
+			name:        "new template with an error",
+			head:        map[string]string{"tpl/new.sh": "echo {{ nope }}\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/new.sh:1 "},
+		},
+		{
+			name:        "error inside an included file names that file",
+			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\n{% include 'part.inc' %}\n", "tpl/part.inc": "echo a\necho {{ undefined_in_include }}\n"},
+			want:        checks.Failure,
+			wantFinding: []string{"failure tpl/part.inc:2 "},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCheck(t, input(t, base, tc.head), false)
+			got := findingsText(res)
+			if res.Conclusion != tc.want {
+				t.Errorf("conclusion %s, want %s\n%s", res.Conclusion, tc.want, got)
+			}
+			for _, w := range tc.wantFinding {
+				if !strings.Contains(got, w) {
+					t.Errorf("findings miss %q:\n%s", w, got)
+				}
+			}
+			if tc.want == checks.Success && res.Failures() != 0 {
+				t.Errorf("passing result has failures:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestRenderErrorOnlyAtBaseIsANotice(t *testing.T) {
+	in := input(t,
+		map[string]string{"tpl/run.sh": "echo {{ typo }}\n"},
+		map[string]string{"tpl/run.sh": "echo {{ name }}\n"})
+	res := runCheck(t, in, false)
+	if res.Conclusion != checks.Success {
+		t.Fatalf("conclusion %s:\n%s", res.Conclusion, findingsText(res))
+	}
+	if got := findingsText(res); !strings.Contains(got, "notice tpl/run.sh:1") {
+		t.Errorf("want a notice for the base error, got:\n%s", got)
+	}
+}
+
+func TestRenderChanges(t *testing.T) {
+	in := input(t,
+		map[string]string{"tpl/run.sh": "a\n{% if flag %}b{% endif %}\nc\n{% include 'x.inc' %}\n", "tpl/x.inc": "x\n", "tpl/same.sh": "s {% include 'x.inc' %}"},
+		map[string]string{"tpl/run.sh": "a\n{% if flag %}B{% endif %}\nc\nd\n{% include 'x.inc' %}\n", "tpl/x.inc": "x\n"})
+	res := runCheck(t, in, false)
+	if len(res.Changes) != 1 {
+		t.Fatalf("want 1 change, got %+v", res.Changes)
+	}
+	c := res.Changes[0]
+	if c.Path != "tpl/run.sh" || c.Status != "modified" {
+		t.Errorf("change %+v", c)
+	}
+	// flag=true: b->B and +d (2 added, 1 removed); flag=false: +d.
+	if c.Added != 3 || c.Removed != 1 {
+		t.Errorf("added %d removed %d, want 3 and 1", c.Added, c.Removed)
+	}
+	if !strings.Contains(c.Headline, "2 of 2 variable sets") || !strings.Contains(c.Diff, "+B") {
+		t.Errorf("headline %q diff %q", c.Headline, c.Diff)
+	}
+	if !strings.Contains(c.Effect, "`B`") || !strings.Contains(c.Before, "`b`") {
+		t.Errorf("effect %q before %q", c.Effect, c.Before)
+	}
+}
+
+func TestRenderIncludedChange(t *testing.T) {
+	in := input(t,
+		map[string]string{"tpl/run.sh": "{% include 'x.inc' %}\n", "tpl/x.inc": "one\n"},
+		map[string]string{"tpl/x.inc": "two\n"})
+	res := runCheck(t, in, false)
+	if len(res.Changes) != 1 || res.Changes[0].Status != "included" || !strings.Contains(res.Changes[0].Headline, "x.inc") {
+		t.Fatalf("changes %+v", res.Changes)
+	}
+}
+
+func TestCrossCheckNotRunIsNeverPassed(t *testing.T) {
+	in := input(t, map[string]string{"tpl/run.sh": "a\n"}, map[string]string{"tpl/run.sh": "b\n"})
+	res := runCheck(t, in, false)
+	var fig string
+	for _, f := range res.Figures {
+		if f.Label == "Jinja2 cross-check" {
+			fig = f.Value
+		}
+	}
+	if fig != "not run" {
+		t.Errorf("cross-check figure %q, want \"not run\"", fig)
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "did not run") {
+		t.Errorf("notes %v do not say the cross-check did not run", res.Notes)
+	}
+}
+
+func TestCrossCheckFindsByteDifferences(t *testing.T) {
+	if _, _, ok := jinja.FindPython(context.Background()); !ok {
+		t.Skip("no python3 with jinja2 on this machine")
+	}
+	// gonja renders None as an empty string; Jinja2 prints "None".
+	in := input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "value={{ nothing }}\n"})
+	res := runCheck(t, in, true)
+	got := findingsText(res)
+	if !strings.Contains(got, "warning tpl/run.txt") || !strings.Contains(got, "different bytes") {
+		t.Fatalf("want a byte-difference warning, got:\n%s", got)
+	}
+	var detail string
+	for _, f := range res.Findings {
+		detail += f.Details
+	}
+	if !strings.Contains(detail, "None") {
+		t.Errorf("details do not show the Jinja2 output:\n%s", detail)
+	}
+	// Identical output: compared, no difference.
+	in = input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "{{ name }}\n"})
+	res = runCheck(t, in, true)
+	if len(res.Findings) != 0 {
+		t.Fatalf("unexpected findings:\n%s", findingsText(res))
+	}
+	found := false
+	for _, f := range res.Figures {
+		found = found || (f.Label == "Jinja2 cross-check" && strings.HasPrefix(f.Value, "4 renders compared, 0 differ"))
+	}
+	if !found {
+		t.Errorf("figures %+v", res.Figures)
+	}
+}
+
+func TestTemplateLine(t *testing.T) {
+	src := "#!/bin/bash\n{% if a %}\necho {{ x }} y\n{% endif %}\nfi\necho {{ x }} y\n"
+	rendered := "#!/bin/bash\necho 1 y\nfi\necho 1 y\n"
+	cases := []struct{ line, want int }{
+		{2, 3}, // nearest of two matches
+		{4, 6},
+		{3, 5},
+		{1, 1},
+		{0, 0},
+		{99, 0},
+	}
+	for _, tc := range cases {
+		if got := templateLine(src, rendered, tc.line); got != tc.want {
+			t.Errorf("templateLine(%d) = %d, want %d", tc.line, got, tc.want)
+		}
+	}
+}
