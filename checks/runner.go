@@ -54,6 +54,8 @@ func (r *Runner) runOne(ctx context.Context, in *Input, c Check) (res Result) {
 		cctx, cancel = context.WithTimeout(ctx, limit)
 	}
 	defer func() {
+		// Read the context's state before cancel, which would end it.
+		ctxErr := cctx.Err()
 		cancel()
 		if p := recover(); p != nil {
 			res = Result{
@@ -68,8 +70,8 @@ func (r *Runner) runOne(ctx context.Context, in *Input, c Check) (res Result) {
 			res.Check = name
 		}
 		// A check that saw its context end reports it, whatever it returned.
-		if cctx.Err() != nil && res.Conclusion != Failure {
-			if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if ctxErr != nil && res.Conclusion != Failure {
+			if errors.Is(ctxErr, context.DeadlineExceeded) && ctx.Err() == nil {
 				res.Conclusion = TimedOut
 				res.Title = fmt.Sprintf("The check ran past its time limit of %s", limit)
 			} else {

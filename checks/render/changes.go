@@ -72,8 +72,8 @@ func describe(t plan.Template, sets, changedSets int, c checks.Change, added, re
 			fmt.Sprintf("The rendered output is the same for all %d variable sets.", sets),
 			"The same output."
 	}
-	headline = fmt.Sprintf("%s, output changes in %d of %d variable sets", what, changedSets, sets)
-	effect = fmt.Sprintf("The rendered output gets %d new lines and loses %d.", c.Added, c.Removed)
+	headline = fmt.Sprintf("%s, output changes in %d of %s", what, changedSets, plural(sets, "variable set"))
+	effect = fmt.Sprintf("The rendered output gets %s and loses %d.", plural(c.Added, "new line"), c.Removed)
 	if added != "" {
 		effect += " First new line: " + quote(added) + "."
 	}
@@ -108,4 +108,11 @@ func quote(s string) string {
 		pad = " "
 	}
 	return fence + pad + s + pad + fence
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

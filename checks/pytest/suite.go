@@ -1,0 +1,351 @@
+package pytest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/junit"
+)
+
+// defaultSuiteTimeout applies when neither the suite nor the pytest block
+// gives a time limit.
+const defaultSuiteTimeout = 10 * time.Minute
+
+// suiteStatus is how one suite ended.
+type suiteStatus int
+
+const (
+	suitePassed suiteStatus = iota
+	suiteFailed
+	suiteNotRun
+	suiteTimedOut
+)
+
+// suiteResult is what one suite adds to the check result.
+type suiteResult struct {
+	Name      string
+	Status    suiteStatus
+	Reason    string // one sentence, for suites that did not pass
+	Figures   []checks.Figure
+	Findings  []checks.Finding
+	Sandboxed bool
+	// Regressions counts failure findings from tests; Before counts tests
+	// that fail at the base too.
+	Regressions, Before, Flaky int
+}
+
+// suiteRun holds what runSuite needs.
+type suiteRun struct {
+	r       *runner
+	trees   *checkouts
+	suite   config.Suite
+	timeout time.Duration
+	home    string
+	env     []string
+	label   string
+	res     suiteResult
+}
+
+// runSuite runs one suite at head, runs its failures again, and runs the
+// tests that fail twice at the base.
+func runSuite(ctx context.Context, r *runner, trees *checkouts, s config.Suite, defTimeout time.Duration) suiteResult {
+	sr := &suiteRun{r: r, trees: trees, suite: s, env: envList(s.Env), label: "pytest " + strings.Join(s.Files, " ")}
+	sr.res.Name = s.Name
+	sr.timeout = s.Timeout.Duration
+	if sr.timeout == 0 {
+		sr.timeout = defTimeout
+	}
+	if sr.timeout == 0 {
+		sr.timeout = defaultSuiteTimeout
+	}
+	sr.run(ctx)
+	return sr.res
+}
+
+func (sr *suiteRun) fail(status suiteStatus, reason string, f checks.Finding) {
+	sr.res.Status = status
+	sr.res.Reason = reason
+	if f.Message != "" {
+		sr.res.Findings = append(sr.res.Findings, f)
+	}
+}
+
+func (sr *suiteRun) run(ctx context.Context) {
+	head, err := sr.trees.Head(ctx)
+	if err != nil {
+		sr.fail(suiteFailed, "The head could not be checked out.", checks.Finding{Level: checks.LevelFailure, Title: "Checkout failed", Message: err.Error()})
+		return
+	}
+	home, err := os.MkdirTemp(sr.r.scratch, "home-")
+	if err != nil {
+		sr.fail(suiteFailed, "A temporary folder could not be made.", checks.Finding{Level: checks.LevelFailure, Title: "Internal error", Message: err.Error()})
+		return
+	}
+	sr.home = home
+	first, err := sr.r.run(ctx, head, home, sr.env, sr.suite.Files, sr.timeout)
+	if err != nil {
+		sr.fail(suiteFailed, "pytest could not start.", checks.Finding{Level: checks.LevelFailure, Title: "pytest could not start", Message: err.Error()})
+		return
+	}
+	sr.res.Sandboxed = first.Out.Sandboxed
+	if !sr.usable(first, sr.label, sr.suite.Files, "") {
+		return
+	}
+	bad := first.Bad()
+	if len(bad) == 0 {
+		return
+	}
+	// Second run of the failed tests only.
+	second, err := sr.r.run(ctx, head, home, sr.env, bad, sr.timeout)
+	if err != nil {
+		sr.fail(suiteFailed, "pytest could not start.", checks.Finding{Level: checks.LevelFailure, Title: "pytest could not start", Message: err.Error()})
+		return
+	}
+	secondOK := second.Out.Err == nil && second.Report != nil
+	if secondOK {
+		sr.res.Figures = append(sr.res.Figures, checks.Figure{
+			Label:   fmt.Sprintf("%s, second run of %s", sr.label, plural(len(bad), "failed test", "failed tests")),
+			Value:   second.Report.Counts().String(),
+			Command: reproduce(sr.env, sr.r.py.Display, bad, hasCollectionError(first, bad)),
+		})
+	}
+	var twice []string
+	for _, id := range bad {
+		if secondOK && !second.stillBad(id) {
+			sr.res.Flaky++
+			sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelNotice, "Flaky test",
+				"This test fails once and passes on the second run. It is not a regression."))
+			continue
+		}
+		twice = append(twice, id)
+	}
+	if len(twice) > 0 {
+		sr.atBase(ctx, first, twice)
+	}
+	if sr.res.Status == suitePassed && sr.res.Regressions > 0 {
+		sr.res.Status = suiteFailed
+		sr.res.Reason = fmt.Sprintf("%s fail at head.", plural(sr.res.Regressions, "test", "tests"))
+	}
+}
+
+// usable checks the exit code and JUnit file of a run and adds its figure.
+// It returns false (and sets the status) when the run cannot be used.
+func (sr *suiteRun) usable(p *pyRun, label string, targets []string, prefix string) bool {
+	cmd := prefix + reproduce(sr.env, sr.r.py.Display, targets, p.Report != nil && hasCollectionError(p, nil))
+	tail := sandboxTail(p)
+	switch {
+	case p.Out.TimedOut:
+		sr.res.Figures = append(sr.res.Figures, checks.Figure{Label: label, Value: "stopped at the time limit of " + sr.timeout.String(), Command: cmd})
+		sr.fail(suiteTimedOut, fmt.Sprintf("The suite ran past its time limit of %s.", sr.timeout), checks.Finding{
+			Level:   checks.LevelFailure,
+			Title:   "pytest suite " + sr.suite.Name + " timed out",
+			Message: fmt.Sprintf("%s ran past its time limit of %s. The check stopped it and all its processes.", label, sr.timeout),
+			Details: tail,
+		})
+		return false
+	case p.Out.Err != nil:
+		sr.fail(suiteFailed, "pytest did not finish.", checks.Finding{Level: checks.LevelFailure, Title: "pytest did not finish", Message: fmt.Sprintf("%s: %v", label, p.Out.Err), Details: tail})
+		return false
+	case p.Out.ExitCode == 5:
+		sr.res.Figures = append(sr.res.Figures, checks.Figure{Label: label, Value: "no tests collected", Command: cmd})
+		sr.fail(suiteNotRun, "pytest collected no tests (exit code 5).", checks.Finding{})
+		return false
+	case p.Out.ExitCode != 0 && p.Out.ExitCode != 1:
+		sr.fail(suiteFailed, fmt.Sprintf("pytest stopped with exit code %d.", p.Out.ExitCode), checks.Finding{
+			Level:   checks.LevelFailure,
+			Title:   fmt.Sprintf("pytest stopped with exit code %d", p.Out.ExitCode),
+			Message: fmt.Sprintf("%s stopped with exit code %d (%s).", label, p.Out.ExitCode, exitMeaning(p.Out.ExitCode)),
+			Details: tail,
+		})
+		return false
+	case p.Report == nil:
+		sr.fail(suiteFailed, "pytest wrote no JUnit file.", checks.Finding{
+			Level: checks.LevelFailure, Title: "No JUnit file",
+			Message: fmt.Sprintf("%s exited with code %d, but the JUnit file is not usable: %v.", label, p.Out.ExitCode, p.JUnitErr),
+			Details: tail,
+		})
+		return false
+	}
+	counts := p.Report.Counts()
+	sr.res.Figures = append(sr.res.Figures, checks.Figure{Label: label, Value: counts.String(), Command: cmd})
+	bad := len(p.Bad())
+	if (p.Out.ExitCode == 0) != (bad == 0) {
+		sr.fail(suiteFailed, "The exit code and the JUnit file of pytest do not agree.", checks.Finding{
+			Level: checks.LevelFailure, Title: "pytest results do not agree",
+			Message: fmt.Sprintf("%s exited with code %d, but the JUnit file has %s.", label, p.Out.ExitCode, plural(bad, "failed test", "failed tests")),
+			Details: tail,
+		})
+		return false
+	}
+	return true
+}
+
+// atBase runs the files of the tests that failed twice at the merge base
+// and sorts each test into regression, failing before, or new failure.
+func (sr *suiteRun) atBase(ctx context.Context, first *pyRun, twice []string) {
+	unknown := func(why string) {
+		for _, id := range twice {
+			sr.res.Regressions++
+			sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "Not checked at base",
+				"This test fails twice at head. "+why+" So the check cannot show that it failed before the change."))
+		}
+	}
+	base, err := sr.trees.Base(ctx)
+	if err != nil {
+		unknown("The base could not be checked out: " + err.Error() + ".")
+		return
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, id := range twice {
+		f := fileOf(id)
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if _, err := os.Stat(filepath.Join(base, filepath.FromSlash(f))); err == nil {
+			files = append(files, f)
+		}
+	}
+	var br *pyRun
+	if len(files) > 0 {
+		br, err = sr.r.run(ctx, base, sr.home, sr.env, files, sr.timeout)
+		if err != nil || br.Out.Err != nil || br.Report == nil {
+			why := "The run at the base did not finish."
+			if br != nil && br.Out.Err != nil {
+				why = fmt.Sprintf("The run at the base did not finish: %v.", br.Out.Err)
+			}
+			unknown(why)
+			return
+		}
+		short := shortSHA(sr.trees.base)
+		sr.res.Figures = append(sr.res.Figures, checks.Figure{
+			Label:   fmt.Sprintf("pytest %s at base %s", strings.Join(files, " "), short),
+			Value:   br.Report.Counts().String(),
+			Command: fmt.Sprintf("git worktree add --detach ../base-%s %s && cd ../base-%s && %s", short, short, short, reproduce(sr.env, sr.r.py.Display, files, hasCollectionError(br, nil))),
+		})
+	}
+	for _, id := range twice {
+		sr.classify(first, br, id)
+	}
+}
+
+// classify sorts one test that failed twice at head by its base result.
+func (sr *suiteRun) classify(first, br *pyRun, id string) {
+	fileAtBase := br != nil && sr.fileRanAtBase(br, fileOf(id))
+	if !strings.Contains(id, "::") {
+		// A test module that does not import at head.
+		switch {
+		case br != nil && anyPassed(br, id):
+			sr.res.Regressions++
+			sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "Regression: test file does not import",
+				"This test file does not import at head. Its tests pass at the base."))
+		case fileAtBase:
+			sr.res.Before++
+			sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelWarning, "Failing before the change",
+				"This test file does not import at head, and none of its tests pass at the base."))
+		default:
+			sr.res.Regressions++
+			sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "New test file does not import",
+				"This test file does not import at head, and it is not at the base."))
+		}
+		return
+	}
+	c, ok := br.caseOf(id)
+	switch {
+	case ok && c.Outcome == junit.Passed:
+		sr.res.Regressions++
+		sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "Regression",
+			"This test fails twice at head and passes at the base."))
+	case ok && c.Outcome.Bad():
+		sr.res.Before++
+		sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelWarning, "Failing before the change",
+			"This test fails twice at head and also fails at the base. It is not a regression."))
+	case ok:
+		sr.res.Regressions++
+		sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "Test fails at head",
+			"This test fails twice at head and is skipped at the base."))
+	default:
+		sr.res.Regressions++
+		sr.res.Findings = append(sr.res.Findings, finding(first, id, checks.LevelFailure, "New test fails",
+			"This test fails twice at head and is not at the base."))
+	}
+}
+
+func (p *pyRun) caseOf(id string) (c junit.Case, ok bool) {
+	if p == nil {
+		return c, false
+	}
+	c, ok = p.Cases[id]
+	return c, ok
+}
+
+// fileRanAtBase reports whether the base run has any case of file.
+func (sr *suiteRun) fileRanAtBase(br *pyRun, file string) bool {
+	for k := range br.Cases {
+		if k == file || strings.HasPrefix(k, file+"::") {
+			return true
+		}
+	}
+	return false
+}
+
+func anyPassed(p *pyRun, file string) bool {
+	for k, c := range p.Cases {
+		if strings.HasPrefix(k, file+"::") && c.Outcome == junit.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCollectionError reports whether the run has a module that did not
+// import, among ids (all ids when nil).
+func hasCollectionError(p *pyRun, ids []string) bool {
+	if p == nil {
+		return false
+	}
+	if ids == nil {
+		ids = p.Order
+	}
+	for _, id := range ids {
+		if c, ok := p.Cases[id]; ok && c.CollectionError() {
+			return true
+		}
+	}
+	return false
+}
+
+func exitMeaning(code int) string {
+	switch code {
+	case 2:
+		return "interrupted"
+	case 3:
+		return "internal error"
+	case 4:
+		return "usage error"
+	case -1:
+		return "killed by a signal"
+	}
+	return "not a pytest exit code"
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

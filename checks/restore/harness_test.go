@@ -1,0 +1,106 @@
+package restore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/plan"
+)
+
+// verified is a verified repository with a base and a head commit.
+type verified struct {
+	dir        string
+	base, head string
+}
+
+// readTestdata returns a file under testdata.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// makeVerified builds a verified repository: the base commit holds the
+// base files, the head commit changes them to head (a nil entry deletes).
+func makeVerified(t testing.TB, baseFiles, headFiles map[string]string) verified {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	tree := fixture.Tree{}
+	for p, s := range baseFiles {
+		tree[p] = fixture.File(s)
+	}
+	base, err := fixture.Init(ctx, dir, tree, "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := gitx.Repo{Dir: dir}
+	for p, s := range headFiles {
+		if err := fixture.WriteEntry(dir, p, fixture.File(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := repo.Run(ctx, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Run(ctx, "commit", "-q", "--allow-empty", "-m", "head"); err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Run(ctx, "tag", "base", base); err != nil {
+		t.Fatal(err)
+	}
+	return verified{dir: dir, base: base, head: head}
+}
+
+// inputFor builds the check input the way the run command does: the
+// head's config, the base's config, and the plan.
+func inputFor(t testing.TB, v verified) *checks.Input {
+	t.Helper()
+	ctx := context.Background()
+	repo := gitx.Repo{Dir: v.dir}
+	decode := func(rev string) *config.Config {
+		data, ok, err := repo.ReadFile(ctx, rev, config.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return config.Default()
+		}
+		cfg, err := config.Decode(config.Path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := decode(v.head)
+	p, err := plan.Build(ctx, repo, cfg, v.base, v.head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.BaseRev, p.HeadRev = "base", "HEAD"
+	return &checks.Input{Repo: v.dir, Plan: p, Config: cfg, BaseConfig: decode(v.base), WorkDir: t.TempDir()}
+}
+
+// scriptInput is the input for a verified repository whose head holds the
+// test script testdata/scripts/<name> and the test config.
+func scriptInput(t testing.TB, name string) *checks.Input {
+	t.Helper()
+	cfg := readTestdata(t, "config.yml")
+	v := makeVerified(t,
+		map[string]string{config.Path: cfg, "tpl/tests/test.sh": readTestdata(t, "scripts/good.sh")},
+		map[string]string{"tpl/tests/test.sh": readTestdata(t, "scripts/"+name)})
+	return inputFor(t, v)
+}

@@ -1,0 +1,264 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/sandbox"
+)
+
+// Scenario is one agent-like change of the base fixture.
+type Scenario struct {
+	Name  string
+	Edits []Edit
+	// NoBaseline leaves out the baseline sha file.
+	NoBaseline bool
+}
+
+// Verdict is the outcome of one scenario.
+type Verdict string
+
+// Scenario verdicts.
+const (
+	Pass     Verdict = "pass"
+	Fail     Verdict = "fail"
+	TimedOut Verdict = "timed out"
+	// Broken means the scenario itself could not be set up: a bug in the
+	// catalogue or the machine, not in the step.
+	Broken Verdict = "error"
+)
+
+// Outcome is what one scenario gave.
+type Outcome struct {
+	Scenario Scenario
+	Verdict  Verdict
+	Expect   Expectation
+	// Diffs says how the real tree and report differ from the model, in
+	// path order with report lines last.
+	Diffs     []string
+	Err       error // set for Broken
+	ExitCode  int
+	Stderr    string // the end of the step's stderr
+	Sandboxed bool
+}
+
+// source makes a fresh copy of the base fixture repository at dst.
+type source interface {
+	Make(ctx context.Context, dst string) error
+}
+
+// copySource copies a repository built once.
+type copySource struct{ dir string }
+
+func (s copySource) Make(ctx context.Context, dst string) error { return fixture.Copy(ctx, s.dir, dst) }
+
+// buildSource builds the repository again for every scenario: the naive
+// way, kept for the benchmark.
+type buildSource struct{ tree fixture.Tree }
+
+func (s buildSource) Make(ctx context.Context, dst string) error {
+	_, err := fixture.Init(ctx, dst, s.tree, baseMessage)
+	return err
+}
+
+const baseMessage = "base"
+
+// runner holds what every scenario of one check run shares.
+type runner struct {
+	step    *Step
+	policy  *Policy
+	base    fixture.Tree
+	baseSHA string
+	src     source
+	root    string // scenario folders are made under it
+	opts    settled
+	seq     atomic.Int64
+}
+
+// run executes one scenario and compares the result with the model.
+func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
+	out = Outcome{Scenario: sc, ExitCode: -1}
+	broken := func(err error) Outcome {
+		out.Verdict, out.Err = Broken, err
+		return out
+	}
+	dir := filepath.Join(r.root, fmt.Sprintf("%04d-%s", r.seq.Add(1), slug(sc.Name)))
+	if !r.opts.Keep {
+		defer os.RemoveAll(dir)
+	}
+	l := NewLayout(dir, r.step.Paths, r.step.Report)
+	for _, d := range []string{dir, l.Logs, l.Home, filepath.Dir(l.Baseline), filepath.Dir(l.Report)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return broken(err)
+		}
+	}
+	if err := r.src.Make(ctx, l.Repo); err != nil {
+		return broken(err)
+	}
+	if err := Apply(ctx, l.Repo, sc.Edits); err != nil {
+		return broken(err)
+	}
+	if !sc.NoBaseline {
+		if err := os.WriteFile(l.Baseline, []byte(r.baseSHA+"\n"), 0o644); err != nil {
+			return broken(err)
+		}
+	}
+	work, err := fixture.ReadWork(ctx, l.Repo)
+	if err != nil {
+		return broken(err)
+	}
+	ran, reason := true, ""
+	switch {
+	case sc.NoBaseline:
+		ran, reason = false, "no baseline sha file"
+	case movesHead(sc.Edits) && !descends(ctx, l.Repo, r.baseSHA):
+		ran, reason = false, "HEAD does not descend from the base"
+	}
+	out.Expect = r.policy.Expect(r.base, work, ran, reason)
+
+	args, err := r.command(l)
+	if err != nil {
+		return broken(err)
+	}
+	res := sandbox.Run(ctx, sandbox.Spec{
+		Args:      args,
+		Dir:       l.Repo,
+		Home:      l.Home,
+		Env:       []string{"PATH=" + r.opts.Path},
+		Writable:  []string{dir},
+		Timeout:   r.opts.ScenarioTimeout,
+		MaxOutput: r.opts.MaxOutput,
+		Sandbox:   r.opts.Sandbox,
+	})
+	out.ExitCode, out.Sandboxed = res.ExitCode, res.Sandboxed
+	out.Stderr = sandbox.Tail(res.Stderr, 2000)
+	switch {
+	case res.TimedOut:
+		out.Verdict = TimedOut
+		out.Diffs = []string{fmt.Sprintf("the step ran past the limit of %s and was killed", r.opts.ScenarioTimeout)}
+		return out
+	case ctx.Err() != nil:
+		return broken(fmt.Errorf("cancelled: %w", ctx.Err()))
+	case res.Err != nil:
+		return broken(res.Err)
+	}
+	real, err := fixture.ReadWork(ctx, l.Repo)
+	if err != nil {
+		return broken(err)
+	}
+	out.Diffs = compareTrees(r.policy, out.Expect, real, r.base, work)
+	if res.ExitCode != 0 {
+		out.Diffs = append(out.Diffs, fmt.Sprintf("the step exits with code %d", res.ExitCode))
+	}
+	if r.step.Report != "" {
+		out.Diffs = append(out.Diffs, compareReport(l.Report, r.step.Report, out.Expect, r.baseSHA)...)
+	}
+	out.Verdict = Pass
+	if len(out.Diffs) > 0 {
+		out.Verdict = Fail
+	}
+	return out
+}
+
+// command writes the step into the scenario folder and returns the bash
+// command line that runs it.
+func (r *runner) command(l Layout) ([]string, error) {
+	if r.step.Command == "" {
+		file := filepath.Join(l.Root, "restore-step.sh")
+		if err := os.WriteFile(file, []byte(r.step.MapPaths(r.step.Script, l)), 0o644); err != nil {
+			return nil, err
+		}
+		return []string{"bash", file}, nil
+	}
+	file := filepath.Join(l.Root, "script", r.step.ScriptName)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(file, []byte(r.step.MapPaths(r.step.Script, l)), 0o755); err != nil {
+		return nil, err
+	}
+	cmd := strings.ReplaceAll(r.step.MapPaths(r.step.Command, l), "{script}", file)
+	return []string{"bash", "-c", cmd}, nil
+}
+
+// movesHead reports whether an edit can change HEAD; without one, HEAD is
+// the base.
+func movesHead(edits []Edit) bool {
+	for _, e := range edits {
+		if e.Op == OpCommit || e.Op == OpOrphan {
+			return true
+		}
+	}
+	return false
+}
+
+// descends reports whether HEAD is the base or a descendant of it (the
+// ancestry rule of the grader). An unborn HEAD does not descend.
+func descends(ctx context.Context, dir, base string) bool {
+	ok, err := gitx.Repo{Dir: dir}.IsAncestor(ctx, base, "HEAD")
+	return err == nil && ok
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() > 40 {
+		return b.String()[:40]
+	}
+	return b.String()
+}
+
+// runAll runs the scenarios with at most opts.Parallel at a time and
+// returns their outcomes in the order given.
+func (r *runner) runAll(ctx context.Context, list []Scenario) []Outcome {
+	out := make([]Outcome, len(list))
+	sem := make(chan struct{}, max(1, r.opts.Parallel))
+	var wg sync.WaitGroup
+	for i, sc := range list {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i] = r.run(ctx, sc)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// errNoFixture is returned when the base fixture cannot be built.
+var errNoFixture = errors.New("the base fixture cannot be built")
+
+// prepare builds the base fixture once under root and reads its tree.
+func prepare(ctx context.Context, root string) (dir, sha string, base fixture.Tree, err error) {
+	dir = filepath.Join(root, "base")
+	sha, err = fixture.Init(ctx, dir, fixture.Project(), baseMessage)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
+	}
+	if err := fixture.Pack(ctx, dir); err != nil {
+		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
+	}
+	base, err = fixture.ReadCommit(ctx, dir, sha)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
+	}
+	return dir, sha, base, nil
+}
+
+// elapsed formats a wall time for figures.
+func elapsed(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
