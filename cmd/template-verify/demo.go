@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/formula-code/template-verify/examples"
+	"github.com/formula-code/template-verify/verify"
+)
+
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bad := fs.Bool("bad", false, "verify the wrong pull request of the example")
+	head := fs.String("head", "", "verify this head of the example: "+fmt.Sprint(examples.HeadNames()))
+	format := fs.String("format", "markdown", "report format: markdown, json or text")
+	keep := fs.String("keep", "", "build the example repository in this folder and keep it")
+	progress := fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never")
+	verbose := fs.Bool("v", false, "log debug lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "template-verify demo: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if !validFormat(*format) {
+		fmt.Fprintf(stderr, "template-verify demo: unknown format %q (want markdown, json or text)\n", *format)
+		return exitUsage
+	}
+	name, cmdline := examples.HeadGood, "template-verify demo"
+	switch {
+	case *bad && *head != "":
+		fmt.Fprintln(stderr, "template-verify demo: give --bad or --head, not both")
+		return exitUsage
+	case *bad:
+		name, cmdline = examples.HeadBad, "template-verify demo --bad"
+	case *head != "":
+		if !slices.Contains(examples.HeadNames(), *head) {
+			fmt.Fprintf(stderr, "template-verify demo: unknown head %q (want one of %v)\n", *head, examples.HeadNames())
+			return exitUsage
+		}
+		name, cmdline = *head, "template-verify demo --head "+*head
+	}
+	dir := *keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "template-verify-demo-")
+		if err != nil {
+			fmt.Fprintf(stderr, "template-verify demo: %v\n", err)
+			return exitFail
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	built, err := examples.Build(ctx, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify demo: build the example repository: %v\n", err)
+		return exitFail
+	}
+	rep, err := verify.Run(ctx, verify.Options{
+		RepoDir:  built.Dir,
+		Base:     "main",
+		Head:     name,
+		RepoName: "datasmith-mini (bundled example)",
+		Command:  cmdline,
+		Progress: progressFor(*progress, stderr),
+		Log:      logger(stderr, *verbose),
+	})
+	if err != nil {
+		return verifyError(err, stderr)
+	}
+	if *keep != "" {
+		fmt.Fprintf(stderr, "The example repository is in %s (base: main, head: %s).\n", built.Dir, name)
+	}
+	return output(rep, *format, stdout, stderr)
+}

@@ -1,0 +1,155 @@
+// Command template-verify verifies pull requests that change benchmark task
+// templates. This package only parses flags and wires the parts together.
+//
+//	template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text]
+//	template-verify demo [--bad | --head NAME] [--format ...] [--keep DIR]
+//
+// Exit status: 0 when every check passes (or nothing changed), 1 when a
+// check fails, 2 for a usage or configuration error, 3 when no check fails
+// but at least one did not run.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// Exit codes.
+const (
+	exitPass   = 0
+	exitFail   = 1
+	exitUsage  = 2
+	exitNotRun = 3
+)
+
+const usage = `template-verify verifies pull requests that change task templates.
+
+Usage:
+  template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text]
+  template-verify demo [--bad | --head NAME] [--format markdown|json|text] [--keep DIR]
+  template-verify version
+
+Exit status: 0 every check passed (or no template changed), 1 a check failed,
+2 usage or configuration error, 3 no check failed but one or more did not run.
+Run "template-verify COMMAND -h" for the flags of a command.
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches a command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "template-verify", version)
+		return exitPass
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitPass
+	default:
+		fmt.Fprintf(stderr, "template-verify: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}
+
+// output writes the report in the chosen format and returns the exit code.
+func output(rep *report.Report, format string, stdout, stderr io.Writer) int {
+	var err error
+	switch format {
+	case "markdown", "md":
+		var s string
+		if s, err = rep.Markdown(); err == nil {
+			_, err = io.WriteString(stdout, s)
+		}
+	case "json":
+		var b []byte
+		if b, err = rep.JSON(); err == nil {
+			_, err = stdout.Write(append(b, '\n'))
+		}
+	case "text":
+		_, err = io.WriteString(stdout, rep.Text())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify: write the report: %v\n", err)
+		return exitFail
+	}
+	return exitCode(rep.Overall)
+}
+
+func exitCode(c checks.Conclusion) int {
+	switch {
+	case c == checks.Success:
+		return exitPass
+	case c.Failed() || c == checks.Cancelled:
+		return exitFail
+	default:
+		return exitNotRun
+	}
+}
+
+// verifyError prints err and returns the exit code it stands for.
+func verifyError(err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "template-verify: %v\n", err)
+	var ue *verify.UsageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+func validFormat(f string) bool {
+	switch f {
+	case "markdown", "md", "json", "text":
+		return true
+	}
+	return false
+}
+
+// progressFor returns line progress on stderr when it is a terminal or when
+// asked, else nil.
+func progressFor(mode string, stderr io.Writer) checks.Progress {
+	switch mode {
+	case "always":
+		return &checks.LineProgress{W: stderr}
+	case "never":
+		return nil
+	}
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return &checks.LineProgress{W: stderr}
+		}
+	}
+	return nil
+}
+
+func logger(stderr io.Writer, verbose bool) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

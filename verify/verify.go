@@ -1,0 +1,196 @@
+// Package verify runs one verification: it reads the configuration at head
+// and base, plans what changed, runs the checks concurrently and builds the
+// report. The CLI, the Action and the App all call Run.
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/plan"
+	"github.com/formula-code/template-verify/report"
+)
+
+// Options says what to verify.
+type Options struct {
+	RepoDir string
+	Base    string
+	Head    string
+	// RepoName is shown in the report; empty uses the folder name.
+	RepoName string
+	// Command is the command line that reproduces the run, shown in the
+	// report; empty builds one from the options.
+	Command string
+	// Checks builds the checks to run; nil uses DefaultChecks.
+	Checks   func() []checks.Check
+	Progress checks.Progress
+	Log      *slog.Logger
+}
+
+// UsageError is a problem with the input (not a git repository, an unknown
+// revision, a bad configuration): the CLI exits 2 on it.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Run verifies the change from Base to Head and returns the report. It
+// returns a *UsageError for bad input; any other error is internal.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	start := time.Now()
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	repo := gitx.Repo{Dir: opts.RepoDir}
+	if st, err := os.Stat(opts.RepoDir); err != nil || !st.IsDir() {
+		return nil, &UsageError{fmt.Errorf("%s is not a folder", opts.RepoDir)}
+	}
+	if !repo.IsRepo(ctx) {
+		return nil, &UsageError{fmt.Errorf("%s is not a git repository", opts.RepoDir)}
+	}
+	head, err := repo.Resolve(ctx, opts.Head)
+	if err != nil {
+		return nil, &UsageError{fmt.Errorf("head: %w", err)}
+	}
+	cfg, err := LoadConfig(ctx, repo, head)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	p, err := plan.Build(ctx, repo, cfg, opts.Base, opts.Head)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	rep := &report.Report{
+		Repo:         opts.RepoName,
+		BaseRev:      opts.Base,
+		HeadRev:      opts.Head,
+		Base:         p.Base,
+		Head:         p.Head,
+		MergeBase:    p.MergeBase,
+		Templates:    p.Templates,
+		ConfigSource: cfg.Source,
+		Command:      opts.Command,
+	}
+	if rep.Repo == "" {
+		rep.Repo = filepath.Base(absPath(opts.RepoDir))
+	}
+	if rep.Command == "" {
+		rep.Command = fmt.Sprintf("template-verify run --repo . --base %s --head %s", shellQuote(opts.Base), shellQuote(opts.Head))
+	}
+	if p.Empty() {
+		rep.Overall = checks.Success
+		rep.Notes = append(rep.Notes, fmt.Sprintf("No template changed between %s and %s, so there is nothing to verify.", opts.Base, opts.Head))
+		rep.Duration = time.Since(start)
+		return rep, nil
+	}
+	baseCfg, baseErr := LoadConfig(ctx, repo, p.MergeBase)
+	if baseErr != nil {
+		rep.Notes = append(rep.Notes, "The base configuration does not decode, so the report shows no policy change: "+baseErr.Error())
+		baseCfg = nil
+	}
+	work, err := os.MkdirTemp("", "template-verify-")
+	if err != nil {
+		return nil, fmt.Errorf("work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+	in := &checks.Input{Repo: opts.RepoDir, Plan: p, Config: cfg, BaseConfig: baseCfg, WorkDir: work, Log: log}
+	build := opts.Checks
+	if build == nil {
+		build = DefaultChecks
+	}
+	var run []checks.Check
+	var results []checks.Result
+	var disabled []checks.Result
+	for _, c := range build() {
+		if cfg.Disabled(c.Name()) {
+			disabled = append(disabled, disabledResult(c.Name(), cfg, baseCfg))
+			continue
+		}
+		run = append(run, c)
+	}
+	runner := &checks.Runner{Timeout: cfg.Timeout, Progress: opts.Progress}
+	results = append(runner.Run(ctx, in, run), disabled...)
+	rep.Results = results
+	rep.Overall = checks.Overall(results)
+	if sandbox.Available() {
+		rep.Notes = append(rep.Notes, "Scripts and tests from the PR run in a bubblewrap sandbox without network.")
+	} else {
+		rep.Notes = append(rep.Notes, "Scripts and tests from the PR run without a sandbox: bubblewrap is not usable here. They still get a clean environment and time limits.")
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+// disabledResult reports a check that the head's config turns off. When the
+// base ran it, this PR turns it off: that is "not run", so the gate fails
+// and a reviewer sees it. Otherwise the check is skipped.
+func disabledResult(name string, head, base *config.Config) checks.Result {
+	if base != nil && !base.Disabled(name) {
+		return checks.Result{
+			Check: name, Conclusion: checks.NotRun,
+			Title:   "This PR turns the check off",
+			Summary: fmt.Sprintf("The head's %s lists %s under checks.disable, but the base does not. The check did not run.", head.Source, name),
+		}
+	}
+	return checks.Result{
+		Check: name, Conclusion: checks.Skipped,
+		Title:   "The config turns this check off",
+		Summary: fmt.Sprintf("The check did not run because %s lists it under checks.disable.", head.Source),
+	}
+}
+
+// LoadConfig reads .github/template-verify.yml at rev, or returns the
+// defaults when the file is not there.
+func LoadConfig(ctx context.Context, repo gitx.Repo, rev string) (*config.Config, error) {
+	data, ok, err := repo.ReadFile(ctx, rev, config.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", config.Path, rev, err)
+	}
+	if !ok {
+		return config.Default(), nil
+	}
+	cfg, err := config.Decode(config.Path, data)
+	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("configuration at %s: %w", short(rev), err)
+		}
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@^~", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
