@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,10 @@ type Options struct {
 	// report; empty builds one from the options.
 	Command string
 	// Checks builds the checks to run; nil uses DefaultChecks.
-	Checks   func() []checks.Check
+	Checks func() []checks.Check
+	// Only, when not empty, names the checks to run; the others are
+	// reported as skipped.
+	Only     []string
 	Progress checks.Progress
 	Log      *slog.Logger
 }
@@ -109,10 +113,21 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if build == nil {
 		build = DefaultChecks
 	}
+	if err := checkNames(opts.Only, build()); err != nil {
+		return nil, &UsageError{err}
+	}
 	var run []checks.Check
 	var results []checks.Result
 	var disabled []checks.Result
 	for _, c := range build() {
+		if len(opts.Only) > 0 && !slices.Contains(opts.Only, c.Name()) {
+			disabled = append(disabled, checks.Result{
+				Check: c.Name(), Conclusion: checks.Skipped,
+				Title:   "Not selected with --only",
+				Summary: "The check did not run because the command line selects other checks.",
+			})
+			continue
+		}
 		if cfg.Disabled(c.Name()) {
 			disabled = append(disabled, disabledResult(c.Name(), cfg, baseCfg))
 			continue
@@ -193,4 +208,18 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkNames reports a name in only that is not a check.
+func checkNames(only []string, list []checks.Check) error {
+	var names []string
+	for _, c := range list {
+		names = append(names, c.Name())
+	}
+	for _, n := range only {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("unknown check %q (checks: %s)", n, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keep := fs.String("keep", "", "build the example repository in this folder and keep it")
 	progress := fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never")
 	verbose := fs.Bool("v", false, "log debug lines on stderr")
+	only := fs.String("only", "", "run only these checks (comma-separated, for example render,restore)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -67,6 +68,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Head:     name,
 		RepoName: "datasmith-mini (bundled example)",
 		Command:  cmdline,
+		Only:     splitList(*only),
 		Progress: progressFor(*progress, stderr),
 		Log:      logger(stderr, *verbose),
 	})

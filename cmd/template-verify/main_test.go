@@ -108,6 +108,13 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 			wantErr:  []string{`unknown revision "no-such-branch"`},
 		},
 		{
+			name:     "unknown check in --only",
+			head:     map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho hi {{ name }}\n"},
+			args:     []string{"--only", "render,lint"},
+			wantCode: exitUsage,
+			wantErr:  []string{`unknown check "lint"`},
+		},
+		{
 			name:     "unknown format",
 			head:     map[string]string{"README.md": "x\n"},
 			args:     []string{"--format", "yaml"},

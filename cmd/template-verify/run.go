@@ -18,6 +18,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "markdown", "report format: markdown, json or text")
 	progress := fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never")
 	verbose := fs.Bool("v", false, "log debug lines on stderr")
+	only := fs.String("only", "", "run only these checks (comma-separated, for example render,restore)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -37,6 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		RepoDir:  *repo,
 		Base:     *base,
 		Head:     *head,
+		Only:     splitList(*only),
 		Progress: progressFor(*progress, stderr),
 		Log:      logger(stderr, *verbose),
 	})
