@@ -1,0 +1,251 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The size limit cuts the comment in three steps, each only when the one
+// before is not enough:
+//
+//  1. parts: the largest code blocks (rendered diffs, finding details,
+//     check details). The largest block is shortened to its first lines
+//     when that is enough; otherwise the largest blocks go, one by one.
+//  2. lists: the longest list (findings of a check, rows of a table,
+//     changes, templates of the file tree) loses its second half.
+//  3. prose: check summaries and figures go.
+//
+// Every cut is named in the Notes section and where the part was. The
+// cuts change the view, never the rendered text, so fences and tables
+// stay whole.
+
+// cutPart is a code block that the limit may shorten or drop.
+type cutPart struct {
+	size    int
+	shorten func(budget int) bool
+	drop    func()
+}
+
+// minKeep is the smallest shortened block, in bytes: below it, a block goes.
+const minKeep = 1024
+
+// cutParts shortens or drops code blocks to save at least over bytes. It
+// reports false when no block is left.
+func (v *view) cutParts(over int) bool {
+	parts := v.parts()
+	if len(parts) == 0 {
+		return false
+	}
+	// The sort is stable, so among equal sizes the first in the comment
+	// goes first.
+	slices.SortStableFunc(parts, func(a, b cutPart) int { return b.size - a.size })
+	const slack = 256 // for the notes that the cut adds
+	if big := parts[0]; big.size-over-slack >= minKeep && big.shorten(big.size-over-slack) {
+		return true
+	}
+	saved := 0
+	for _, p := range parts {
+		if saved >= over+slack {
+			break
+		}
+		p.drop()
+		saved += p.size
+	}
+	return true
+}
+
+// parts lists the code blocks that are still in the view.
+func (v *view) parts() []cutPart {
+	var out []cutPart
+	for _, c := range v.Changes {
+		if c.Diff == nil {
+			continue
+		}
+		c := c
+		name := code(c.path)
+		out = append(out, cutPart{
+			size: len(c.Diff.Block.Body),
+			shorten: func(budget int) bool {
+				shown, total, ok := shorten(c.Diff, budget)
+				if ok {
+					v.cuts.add(cutShortDiff, name)
+					c.Cut = fmt.Sprintf("The diff above shows the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
+				}
+				return ok
+			},
+			drop: func() {
+				v.cuts.add(cutDiff, name)
+				c.Cut = fmt.Sprintf("The rendered diff (%s bytes) is cut to fit the size limit.", thousands(len(c.Diff.Block.Body)))
+				c.Diff = nil
+			},
+		})
+	}
+	for _, cv := range v.Checks {
+		cv := cv
+		for _, f := range cv.Findings {
+			if f.Details == nil {
+				continue
+			}
+			f := f
+			name := "a finding of the " + prose(cv.name) + " check"
+			if f.loc != "" {
+				name = code(f.loc)
+			}
+			out = append(out, cutPart{
+				size: len(f.Details.Block.Body),
+				shorten: func(budget int) bool {
+					shown, total, ok := shorten(f.Details, budget)
+					if ok {
+						v.cuts.add(cutShortFinding, name)
+						f.Cut = fmt.Sprintf("The details above show the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
+					}
+					return ok
+				},
+				drop: func() {
+					v.cuts.add(cutFinding, name)
+					f.Cut = fmt.Sprintf("The details (%s bytes) are cut to fit the size limit.", thousands(len(f.Details.Block.Body)))
+					f.Details = nil
+				},
+			})
+		}
+		if cv.Details != nil {
+			out = append(out, cutPart{
+				size: len(cv.Details.Block.Body),
+				shorten: func(budget int) bool {
+					shown, total, ok := shorten(cv.Details, budget)
+					if ok {
+						v.cuts.add(cutShortCheck, prose(cv.name))
+						cv.Cut = fmt.Sprintf("The details above show the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
+					}
+					return ok
+				},
+				drop: func() {
+					v.cuts.add(cutCheck, prose(cv.name))
+					cv.Cut = fmt.Sprintf("The details of the check (%s bytes) are cut to fit the size limit.", thousands(len(cv.Details.Block.Body)))
+					cv.Details = nil
+				},
+			})
+		}
+	}
+	return out
+}
+
+// shorten keeps the first lines of a block that fit in budget bytes. It
+// returns the lines shown and the lines there were, and false when not
+// even one line fits.
+func shorten(d *details, budget int) (shown, total int, ok bool) {
+	if d.lines == 0 {
+		d.lines = strings.Count(d.Block.Body, "\n") + 1
+	}
+	body := d.Block.Body
+	if len(body) <= budget {
+		return 0, 0, false
+	}
+	cut := strings.LastIndexByte(body[:budget+1], '\n')
+	if cut <= 0 {
+		return 0, 0, false
+	}
+	body = body[:cut]
+	d.Block = newBlock(d.Block.Lang, body)
+	return strings.Count(body, "\n") + 1, d.lines, true
+}
+
+// cutLists halves the longest list. It reports false when every list is
+// empty.
+func (v *view) cutLists() bool {
+	type list struct {
+		size int
+		cut  func()
+	}
+	var ls []list
+	for _, cv := range v.Checks {
+		cv := cv
+		if n := len(cv.Findings); n > 0 {
+			size := 0
+			for _, f := range cv.Findings {
+				size += len(f.Text) + len(f.Cut)
+				if f.Details != nil {
+					size += len(f.Details.Block.Body)
+				}
+			}
+			ls = append(ls, list{size, func() {
+				cv.Findings = cv.Findings[:n/2]
+				cut := cv.total - n/2
+				cv.FindingsCut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more finding", "more findings"))
+				v.cuts.list(cv.name+"\x00findings", fmt.Sprintf("Cut: %d of %s of the %s check.", cut, plural(cv.total, "finding", "findings"), prose(cv.name)))
+			}})
+		}
+		for _, t := range cv.Tables {
+			t := t
+			if n := len(t.Rows); n > 0 {
+				size := 0
+				for _, r := range t.Rows {
+					size += len(r) + 1
+				}
+				ls = append(ls, list{size, func() {
+					t.Rows = t.Rows[:n/2]
+					cut := t.total - n/2
+					t.Cut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more row", "more rows"))
+					v.cuts.list(cv.name+"\x00table\x00"+t.Title, fmt.Sprintf("Cut: %d of %s of the table %s", cut, plural(t.total, "row", "rows"), t.Title))
+				}})
+			}
+		}
+	}
+	if n := len(v.Changes); n > 0 {
+		size := 0
+		for _, c := range v.Changes {
+			size += len(c.Title) + len(c.Effect) + len(c.Before) + len(c.Cut)
+			if c.Diff != nil {
+				size += len(c.Diff.Block.Body)
+			}
+		}
+		ls = append(ls, list{size, func() {
+			total := len(changeViews(v.report))
+			v.Changes = v.Changes[:n/2]
+			cut := total - n/2
+			v.ChangesCut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more change", "more changes"))
+			v.cuts.list("changes", fmt.Sprintf("Cut: %d of %s.", cut, plural(total, "change", "changes")))
+		}})
+	}
+	if v.Tree != nil && v.trees != 0 {
+		n := v.trees
+		if n < 0 {
+			n = len(v.report.Templates)
+		}
+		ls = append(ls, list{len(v.Tree.Body), func() {
+			v.trees = n / 2
+			v.setTree()
+			total := len(v.report.Templates)
+			v.cuts.list("tree", fmt.Sprintf("Cut: %d of %s in the file tree.", total-n/2, plural(total, "template", "templates")))
+		}})
+	}
+	if len(ls) == 0 {
+		return false
+	}
+	slices.SortStableFunc(ls, func(a, b list) int { return b.size - a.size })
+	ls[0].cut()
+	return true
+}
+
+// cutProse drops the summaries and figures of the checks, the last cut
+// before giving up. It reports false when there is nothing left to drop.
+func (v *view) cutProse() bool {
+	done := false
+	for _, cv := range v.Checks {
+		if cv.Summary != "" || len(cv.Figures) > 0 {
+			cv.Summary, cv.Figures = "", nil
+			done = true
+		}
+	}
+	for i := range v.Rows {
+		if v.Rows[i].Figures != "" {
+			v.Rows[i].Figures = ""
+			done = true
+		}
+	}
+	if done {
+		v.cuts.list("prose", "Cut: the summaries and figures of the checks.")
+	}
+	return done
+}

@@ -1,0 +1,204 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxProse is the longest one-line text (a title, message or note) in
+// bytes. Longer text is cut at a rune boundary with an ellipsis; the JSON
+// output keeps all of it.
+const maxProse = 1000
+
+// code puts s in an inline code span whose backtick run is longer than any
+// run inside s.
+func code(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return ""
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
+}
+
+// fenceFor returns a code fence of backticks longer than any backtick run
+// in body, and at least three.
+func fenceFor(body string) string {
+	return strings.Repeat("`", max(3, longestRun(body, '`')+1))
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// oneLine joins the lines of s with spaces and trims it.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// prose makes check-provided text safe as one markdown line: one line,
+// no raw HTML, at most maxProse bytes.
+func prose(s string) string {
+	return clip(escapeHTML(oneLine(s)), maxProse)
+}
+
+// escapeHTML writes "<" as "&lt;" outside inline code spans, so that text
+// such as "<sha>" shows and "<details>" opens nothing. Inside a span the
+// text shows as it is, so it stays.
+func escapeHTML(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '`':
+			n := runLen(s, i)
+			end := closingRun(s, i+n, n)
+			if end < 0 {
+				b.WriteString(s[i : i+n])
+				i += n
+				continue
+			}
+			b.WriteString(s[i : end+n])
+			i = end + n
+		case s[i] == '<':
+			b.WriteString("&lt;")
+			i++
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// runLen is the length of the backtick run at s[i].
+func runLen(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
+// closingRun finds the next backtick run of exactly n from s[i], or -1.
+func closingRun(s string, i, n int) int {
+	for i < len(s) {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		m := runLen(s, i)
+		if m == n {
+			return i
+		}
+		i += m
+	}
+	return -1
+}
+
+// clip cuts s to at most n bytes at a rune boundary, with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// cell makes text safe in a table cell.
+func cell(s string) string {
+	return strings.ReplaceAll(prose(s), "|", `\|`)
+}
+
+// sentence ends s with a period unless it ends with punctuation already.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	switch s[len(s)-1] {
+	case '.', '!', '?':
+		return s
+	}
+	return s + "."
+}
+
+// indent puts n spaces before every line of s that is not empty.
+func indent(n int, s string) string {
+	pad := strings.Repeat(" ", n)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// paras joins the parts that are not blank with blank lines.
+func paras(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, strings.TrimRight(p, "\n"))
+		}
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+// list joins words as "a", "a and b" or "a, b and c".
+func list(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// plural returns "1 template" or "2 templates".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// thousands writes n with commas: 65536 -> "65,536".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}

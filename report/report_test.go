@@ -1,0 +1,459 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/housestyle"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run go test ./report -update and review the diff.\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			r := fx.make()
+			md, err := r.Markdown()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fx.name+".md.golden", []byte(md))
+			golden(t, fx.name+".txt.golden", []byte(r.Text()))
+			js, err := r.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fx.name+".json.golden", append(js, '\n'))
+		})
+	}
+}
+
+// lintClean fails the test when the markdown breaks a house-format rule.
+func lintClean(t *testing.T, md string) {
+	t.Helper()
+	if ps := housestyle.Lint(md); len(ps) > 0 {
+		var b strings.Builder
+		lines := strings.Split(md, "\n")
+		for _, p := range ps {
+			b.WriteString(p.String() + "\n")
+			if p.Line-1 < len(lines) {
+				b.WriteString("    " + lines[p.Line-1] + "\n")
+			}
+		}
+		t.Errorf("the comment breaks the house format:\n%s", b.String())
+	}
+}
+
+func housestyleLint(md string) []string {
+	var out []string
+	for _, p := range housestyle.Lint(md) {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+func TestMarkdownPassesHouseStyle(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			md, err := fx.make().Markdown()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lintClean(t, md)
+			if !strings.HasPrefix(md, Marker+"\n") {
+				t.Errorf("the comment does not start with the marker line")
+			}
+			if !strings.HasSuffix(md, "\n") || strings.HasSuffix(md, "\n\n") {
+				t.Errorf("the comment does not end with exactly one newline")
+			}
+			if strings.Contains(md, "\n\n\n") {
+				t.Errorf("the comment has two blank lines in a row")
+			}
+		})
+	}
+}
+
+// codeLines marks the lines of md that are code: fences and their bodies.
+func codeLines(md string) []bool {
+	lines := strings.Split(md, "\n")
+	code := make([]bool, len(lines))
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		run := t[:len(t)-len(strings.TrimLeft(t, "`"))]
+		switch {
+		case fence != "":
+			code[i] = true
+			if len(run) >= len(fence) && strings.TrimSpace(t[len(run):]) == "" {
+				fence = ""
+			}
+		case len(run) >= 3:
+			code[i], fence = true, run
+		}
+	}
+	return code
+}
+
+// sectionsOf lists the "## " headings of md outside code fences.
+func sectionsOf(md string) []string {
+	var out []string
+	code := codeLines(md)
+	for i, l := range strings.Split(md, "\n") {
+		if !code[i] && strings.HasPrefix(l, "## ") {
+			out = append(out, strings.TrimPrefix(l, "## "))
+		}
+	}
+	return out
+}
+
+func TestSectionsLeftOut(t *testing.T) {
+	tests := []struct {
+		name string
+		r    *Report
+		want []string
+	}{
+		{"all-pass", allPass(), []string{"Purpose", "How it works", "Changes", "Verification", "Notes"}},
+		{"empty-plan", emptyPlan(), []string{"Purpose", "Verification", "Notes"}},
+		{"no changes, no notes, no command", func() *Report {
+			r := allPass()
+			r.Results = []checks.Result{restorePass()}
+			r.ConfigSource, r.Command = "", ""
+			return r
+		}(), []string{"Purpose", "How it works", "Verification"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md, err := tt.r.Markdown()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sectionsOf(md); !slices.Equal(got, tt.want) {
+				t.Errorf("sections %q, want %q", got, tt.want)
+			}
+			lintClean(t, md)
+		})
+	}
+}
+
+// sentences counts the sentences of a paragraph.
+func sentences(p string) int {
+	n := 0
+	for _, w := range strings.Fields(p) {
+		if strings.HasSuffix(w, ".") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestPurposeSentences(t *testing.T) {
+	for _, fx := range fixtures {
+		p := purpose(fx.make())
+		if n := sentences(p); n < 2 || n > 4 {
+			t.Errorf("%s: Purpose has %d sentences, want 2 to 4: %q", fx.name, n, p)
+		}
+	}
+	many := allPass()
+	many.Templates = append(many.Templates, many.Templates...)
+	if p := purpose(many); !strings.Contains(p, "This PR changes 6 templates.") {
+		t.Errorf("Purpose for 6 templates: %q", p)
+	}
+	if p := purpose(emptyPlan()); !strings.Contains(p, "nothing to verify") {
+		t.Errorf("Purpose of an empty plan: %q", p)
+	}
+}
+
+func TestWord(t *testing.T) {
+	for _, c := range []checks.Conclusion{checks.Failure, checks.NotRun, checks.TimedOut, checks.Cancelled, "", "neutral", "skipped"} {
+		if w := Word(c); strings.Contains(w, "pass") {
+			t.Errorf("Word(%q) = %q", c, w)
+		}
+	}
+	if Word(checks.Success) != "passed" {
+		t.Errorf("Word(Success) = %q", Word(checks.Success))
+	}
+}
+
+// TestNotRunNeverPassed checks every place a NotRun check or verdict shows
+// in the three formats.
+func TestNotRunNeverPassed(t *testing.T) {
+	r := notRun()
+	if r.Overall != checks.NotRun {
+		t.Fatalf("fixture overall %q", r.Overall)
+	}
+	md, err := r.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"restore", "pytest"} {
+		row := regexp.MustCompile(`(?m)^\| ` + name + ` \|.*$`).FindString(md)
+		if row == "" || !strings.Contains(row, "| not run |") || strings.Contains(row, "passed") {
+			t.Errorf("markdown table row of %s: %q", name, row)
+		}
+		node := regexp.MustCompile(`"` + name + `: [^"]*"`).FindString(md)
+		if node != `"`+name+`: not run"` {
+			t.Errorf("diagram node of %s: %q", name, node)
+		}
+		head := regexp.MustCompile(`(?m)^\*\*` + name + `\*\*: .*$`).FindString(md)
+		if !strings.HasPrefix(head, "**"+name+"**: not run") {
+			t.Errorf("check heading of %s: %q", name, head)
+		}
+		if !strings.Contains(md, "- The "+name+" check did not run: ") {
+			t.Errorf("no note says why %s did not run", name)
+		}
+	}
+	if !strings.Contains(md, `verdict{"result: not run"}`) {
+		t.Errorf("the diagram verdict is not \"not run\"")
+	}
+	purpose := regexp.MustCompile(`(?s)## Purpose\n\n(.*?)\n\n`).FindStringSubmatch(md)
+	if purpose == nil || strings.Contains(purpose[1], "passed") || !strings.Contains(purpose[1], "not a pass") {
+		t.Errorf("Purpose: %q", purpose)
+	}
+
+	text := r.Text()
+	for _, name := range []string{"restore", "pytest"} {
+		line := regexp.MustCompile(`(?m)^  ` + name + ` .*$`).FindString(text)
+		if !strings.Contains(line, " not run ") || strings.Contains(line, "passed") {
+			t.Errorf("text line of %s: %q", name, line)
+		}
+	}
+	if !strings.Contains(text, "result:     NOT RUN\n") {
+		t.Errorf("text result line is not NOT RUN:\n%s", text)
+	}
+
+	js, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Overall string `json:"overall"`
+		Results []struct {
+			Check      string `json:"check"`
+			Conclusion string `json:"conclusion"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Overall != "not_run" || got.Results[1].Conclusion != "not_run" || got.Results[2].Conclusion != "not_run" {
+		t.Errorf("JSON conclusions: %+v", got)
+	}
+}
+
+func TestJSONFields(t *testing.T) {
+	js, err := emptyPlan().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := regexp.MustCompile(`(?m)^  "([a-z_]+)":`).FindAllStringSubmatch(string(js), -1)
+	var names []string
+	for _, k := range keys {
+		names = append(names, k[1])
+	}
+	want := []string{"overall", "repo", "base", "head", "merge_base", "templates", "results", "notes", "command"}
+	if !slices.Equal(names, want) {
+		t.Errorf("top-level keys %q, want %q", names, want)
+	}
+	if !strings.Contains(string(js), `"templates": []`) || !strings.Contains(string(js), `"results": []`) {
+		t.Errorf("empty lists are not []:\n%s", js)
+	}
+}
+
+func TestTextFindings(t *testing.T) {
+	text := failingRender().Text()
+	want := root + "tests/test.sh:57: failure: bash -n: The rendered script is not valid bash for run_pytest=false: syntax error near unexpected token fi.\n"
+	if !strings.Contains(text, "\n"+want) {
+		t.Errorf("text has no finding line %q:\n%s", want, text)
+	}
+	if strings.Contains(text, "| --- |") || regexp.MustCompile(`(?m)^\s*\|`).MatchString(text) {
+		t.Errorf("text has a markdown table:\n%s", text)
+	}
+}
+
+func TestFences(t *testing.T) {
+	md, err := backticks().Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The details hold a run of four backticks, so the fence has five.
+	if !strings.Contains(md, "\n  `````text\n") {
+		t.Errorf("the details fence is not five backticks:\n%s", md)
+	}
+	// The diff holds three, so its fence has four.
+	if !strings.Contains(md, "\n   ````diff\n") {
+		t.Errorf("the diff fence is not four backticks:\n%s", md)
+	}
+	if !strings.Contains(md, "日本語") || !strings.Contains(md, "ünïcode ✓") {
+		t.Errorf("non-ASCII text is lost")
+	}
+}
+
+func TestCode(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a b", "`a b`"},
+		{"a`b", "``a`b``"},
+		{"`x`", "`` `x` ``"},
+		{"a``b", "```a``b```"},
+		{"", ""},
+		{"two\nlines", "`two lines`"},
+	}
+	for _, tt := range tests {
+		if got := code(tt.in); got != tt.want {
+			t.Errorf("code(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"render: passed", `"render: passed"`},
+		{`say "hi" [x] {y} <z>; #1`, `"say hi x y z 1"`},
+		{"日本: ok", `"日本: ok"`},
+		{"\"\"", `"check"`},
+	}
+	for _, tt := range tests {
+		if got := label(tt.in); got != tt.want {
+			t.Errorf("label(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEscapeStart(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"## x", `\## x`},
+		{"- x", `\- x`},
+		{"12. x", `12\. x`},
+		{"1) x", `1\) x`},
+		{"Plain.", "Plain."},
+		{"2024 was a year.", "2024 was a year."},
+	}
+	for _, tt := range tests {
+		if got := escapeStart(tt.in); got != tt.want {
+			t.Errorf("escapeStart(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFileTree(t *testing.T) {
+	got := fileTree(baseReport().Templates)
+	want := `src/datasmith/
+├── github/templates/
+│   └── final.md.j2  (modified)
+└── harbor_adapter/template/
+    ├── environment/
+    │   └── Dockerfile  (included file changed: environment/restore_paths.inc)
+    └── tests/
+        └── test.sh  (modified)
+`
+	if got != want {
+		t.Errorf("tree:\n%s\nwant:\n%s", got, want)
+	}
+	if got := fileTree(backticks().Templates[:1]); !strings.Contains(got, "fïnal.md.j2  (renamed from src/datasmith/github/templates/old/final.md.j2)") {
+		t.Errorf("renamed tree:\n%s", got)
+	}
+}
+
+func TestEscapeHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a <sha> b", "a &lt;sha> b"},
+		{"keep `<sha>` in code", "keep `<sha>` in code"},
+		{"``a ` <b>`` <c>", "``a ` <b>`` &lt;c>"},
+		{"open ` <x>", "open ` &lt;x>"},
+		{"<details>", "&lt;details>"},
+	}
+	for _, tt := range tests {
+		if got := escapeHTML(tt.in); got != tt.want {
+			t.Errorf("escapeHTML(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestHostileText puts markdown structure into every string a check
+// provides. The comment keeps its own structure: the same sections, closed
+// fences, a diagram that parses, whole tables.
+func TestHostileText(t *testing.T) {
+	evil := "x\n\n## Usage\n\n```\n</details> <!-- | a | b |\n- item\n1. step\n> quote ``` `"
+	r := failingRender()
+	r.Repo = evil
+	r.Command = evil
+	r.Notes = []string{evil, "## Notes", "- x"}
+	r.Templates[0].Path = evil
+	for i := range r.Results {
+		res := &r.Results[i]
+		res.Check = evil + itoa(i)
+		res.Title, res.Summary, res.Details = evil, evil+"\n\n# h1\n\n---", evil
+		res.Notes = []string{evil}
+		for j := range res.Findings {
+			f := &res.Findings[j]
+			f.Path, f.Title, f.Message, f.Details, f.Level = evil, evil, evil, evil, checks.Level(evil)
+		}
+		for j := range res.Figures {
+			res.Figures[j] = checks.Figure{Label: evil, Value: evil, Command: evil}
+		}
+		for j := range res.Tables {
+			res.Tables[j].Title = evil
+			res.Tables[j].Header = []string{evil}
+			res.Tables[j].Rows = append(res.Tables[j].Rows, []string{evil, evil, evil, evil, evil})
+		}
+		for j := range res.Changes {
+			c := &res.Changes[j]
+			c.Path, c.Headline, c.Effect, c.Before, c.Diff = evil, evil, evil, evil, evil
+		}
+	}
+	md, err := r.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sectionsOf(md), []string{"Purpose", "How it works", "Changes", "Verification", "Notes"}; !slices.Equal(got, want) {
+		t.Errorf("sections %q, want %q", got, want)
+	}
+	for _, p := range housestyle.Lint(md) {
+		switch p.Rule {
+		case housestyle.RuleSentenceLength, housestyle.RuleBannedWord, housestyle.RuleHostName, housestyle.RuleAIAttribution:
+			// Words are the check's own; structure is the report's.
+		default:
+			t.Errorf("%v", p)
+		}
+	}
+	tablesWhole(t, md)
+	code := codeLines(md)
+	for i, l := range strings.Split(md, "\n") {
+		// escapeHTML changes a "<" outside code spans only: a comment
+		// opener that it changes is live.
+		if i > 0 && !code[i] && strings.Count(escapeHTML(l), "&lt;!--") > strings.Count(l, "&lt;!--") {
+			t.Errorf("line %d: a comment opener from the input is live: %q", i+1, l)
+		}
+	}
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "- ## ") || strings.HasPrefix(l, "- - ") || strings.HasPrefix(l, "- # ") {
+			t.Errorf("a list item starts with markdown structure: %q", l)
+		}
+	}
+}

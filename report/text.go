@@ -1,0 +1,165 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+)
+
+// Text renders the report for a terminal: the same facts as the comment,
+// with no markdown. One line per check gives its conclusion, duration and
+// title; findings read "path:line: level: message".
+func (r *Report) Text() string {
+	var b strings.Builder
+	title := "template-verify"
+	if r.Repo != "" {
+		title += ": " + oneLine(r.Repo)
+	}
+	b.WriteString(title + "\n")
+	if r.Base != "" || r.BaseRev != "" {
+		fmt.Fprintf(&b, "base:       %s\n", textRev(r.BaseRev, r.Base))
+	}
+	if r.Head != "" || r.HeadRev != "" {
+		fmt.Fprintf(&b, "head:       %s\n", textRev(r.HeadRev, r.Head))
+	}
+	if r.MergeBase != "" && r.MergeBase != r.Base {
+		fmt.Fprintf(&b, "merge base: %s\n", short(r.MergeBase))
+	}
+	if len(r.Templates) == 0 {
+		b.WriteString("templates:  none changed, nothing to verify\n")
+	} else {
+		fmt.Fprintf(&b, "templates:  %d\n", len(r.Templates))
+		for _, t := range r.Templates {
+			fmt.Fprintf(&b, "  %s %s\n", oneLine(t.Path), mark(t))
+		}
+	}
+	fmt.Fprintf(&b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
+
+	if len(r.Results) > 0 {
+		b.WriteString("\nchecks:\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, res := range r.Results {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", oneLine(res.Check), Word(res.Conclusion), textDuration(res.Duration), oneLine(res.Title))
+		}
+		tw.Flush()
+	}
+
+	var findings []string
+	for _, res := range r.Results {
+		for _, f := range res.Findings {
+			findings = append(findings, textFinding(res.Check, f))
+		}
+	}
+	if len(findings) > 0 {
+		b.WriteString("\nfindings:\n")
+		for _, f := range findings {
+			b.WriteString(f + "\n")
+		}
+	}
+
+	var figs []string
+	for _, res := range r.Results {
+		for _, f := range res.Figures {
+			s := fmt.Sprintf("  %s: %s: %s", oneLine(res.Check), oneLine(f.Label), oneLine(f.Value))
+			if f.Command != "" && oneLine(f.Command) != oneLine(f.Label) {
+				s += "\n      $ " + oneLine(f.Command)
+			}
+			figs = append(figs, s)
+		}
+	}
+	if len(figs) > 0 {
+		b.WriteString("\nfigures:\n" + strings.Join(figs, "\n") + "\n")
+	}
+
+	for _, res := range r.Results {
+		for _, t := range res.Tables {
+			fmt.Fprintf(&b, "\n%s (%s):\n", oneLine(t.Title), oneLine(res.Check))
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "  %s\n", textCells(t.Header))
+			for _, row := range t.Rows {
+				fmt.Fprintf(tw, "  %s\n", textCells(row))
+			}
+			tw.Flush()
+		}
+	}
+
+	if ns := textNotes(r); len(ns) > 0 {
+		b.WriteString("\nnotes:\n")
+		for _, n := range ns {
+			b.WriteString("  - " + n + "\n")
+		}
+	}
+	if r.Command != "" {
+		b.WriteString("\nreproduce:\n  " + oneLine(r.Command) + "\n")
+	}
+	return b.String()
+}
+
+// textFinding writes "path:line: level: message", with the check's name
+// when the finding has no path.
+func textFinding(check string, f checks.Finding) string {
+	loc := oneLine(f.Path)
+	if loc == "" {
+		loc = "(" + oneLine(check) + ")"
+	} else if f.Line > 0 {
+		loc += ":" + itoa(f.Line)
+	}
+	level := string(f.Level)
+	if level == "" {
+		level = string(checks.LevelNotice)
+	}
+	msg := oneLine(f.Message)
+	if t := oneLine(f.Title); t != "" && t != msg {
+		msg = t + ": " + msg
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, level, msg)
+}
+
+// textNotes are the notes of the comment without markdown marks.
+func textNotes(r *Report) []string {
+	ns := notes(r)
+	for i, n := range ns {
+		n = strings.ReplaceAll(n, "&lt;", "<")
+		ns[i] = strings.ReplaceAll(n, "`", "")
+	}
+	return ns
+}
+
+func textCells(cells []string) string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = oneLine(c)
+	}
+	return strings.Join(out, "\t")
+}
+
+// textRev writes "main (0123456789ab)".
+func textRev(name, sha string) string {
+	switch {
+	case sha == "":
+		return name
+	case name == "" || name == sha:
+		return short(sha)
+	}
+	return name + " (" + short(sha) + ")"
+}
+
+// short cuts a sha to 12 characters.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// textDuration writes "-" for a check that took no time, such as one that
+// did not run.
+func textDuration(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return seconds(d)
+}

@@ -1,0 +1,457 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/formula-code/template-verify/checks"
+)
+
+// view is the comment as the templates see it: every sentence, escape and
+// fence is ready, and the size limit cuts parts of it in place.
+type view struct {
+	Marker     string
+	Purpose    string
+	Diagram    *block
+	TreeIntro  string
+	Tree       *block
+	Changes    []*changeView
+	ChangesCut string
+	Compare    string
+	Rows       []rowView
+	Checks     []*checkView
+	Command    *block
+	Notes      []string
+
+	// What the size limit cut, for the Notes section.
+	cuts cutLog
+	// The inputs of the parts that lists cut, to rebuild them.
+	report *Report
+	trees  int // templates shown in the tree; -1 for all
+}
+
+// block is a fenced code block.
+type block struct {
+	Fence, Lang, Body string
+}
+
+func newBlock(lang, body string) *block {
+	body = strings.ReplaceAll(strings.TrimRight(body, "\n"), "\r\n", "\n")
+	return &block{Fence: fenceFor(body), Lang: lang, Body: body}
+}
+
+// details is a collapsed code block.
+type details struct {
+	Summary string
+	Block   *block
+	lines   int // lines of the body before any cut
+}
+
+type changeView struct {
+	Num    int
+	Indent int // width of the item marker, for the lines under it
+	Title  string
+	Effect string
+	Before string
+	Diff   *details
+	Cut    string
+	path   string
+}
+
+type rowView struct {
+	Check, Result, Figures string
+}
+
+type checkView struct {
+	Heading     string
+	Summary     string
+	Figures     []string
+	Tables      []*tableView
+	Findings    []*findingView
+	Loose       bool // a blank line between findings, when any has details
+	FindingsCut string
+	Details     *details
+	Cut         string
+	name        string
+	total       int // findings before any cut
+}
+
+type tableView struct {
+	Title  string
+	Header string
+	Delim  string
+	Rows   []string
+	Cut    string
+	total  int
+}
+
+type findingView struct {
+	Text    string
+	Details *details
+	Cut     string
+	loc     string
+}
+
+// buildView computes the comment of r, before any cut.
+func buildView(r *Report) *view {
+	v := &view{Marker: Marker, report: r, trees: -1}
+	v.Purpose = purpose(r)
+	if d := diagram(r); d != "" {
+		v.Diagram = newBlock("mermaid", d)
+	}
+	v.setTree()
+	v.Changes = changeViews(r)
+	v.Compare = compare(r)
+	for _, res := range r.Results {
+		v.Rows = append(v.Rows, row(res))
+		v.Checks = append(v.Checks, checkViewOf(res))
+	}
+	if r.Command != "" {
+		v.Command = newBlock("sh", r.Command)
+	}
+	return v
+}
+
+// setTree builds the file tree of the first v.trees templates (all for -1).
+func (v *view) setTree() {
+	ts := v.report.Templates
+	v.Tree = nil
+	if len(ts) == 0 {
+		return
+	}
+	more := 0
+	if v.trees >= 0 && v.trees < len(ts) {
+		ts, more = ts[:v.trees], len(ts)-v.trees
+	}
+	tree := fileTree(ts)
+	if more > 0 {
+		tree = strings.TrimRight(tree, "\n") + fmt.Sprintf("\n… and %s more (cut to fit the size limit)", plural(more, "template", "templates"))
+	}
+	v.TreeIntro = "The run covers these templates:"
+	v.Tree = newBlock("text", tree)
+}
+
+// purpose writes 2 to 4 sentences: what the PR changes, what the run
+// checks, and the verdict.
+func purpose(r *Report) string {
+	var s []string
+	n := len(r.Templates)
+	switch {
+	case n == 0:
+		s = append(s, "This PR changes no template, so there is nothing to verify.")
+	case n <= 3:
+		names := make([]string, n)
+		for i, t := range r.Templates {
+			names[i] = code(t.Path)
+		}
+		s = append(s, fmt.Sprintf("This PR changes %s: %s.", plural(n, "template", "templates"), list(names)))
+	default:
+		s = append(s, fmt.Sprintf("This PR changes %d templates. The file tree below lists them.", n))
+	}
+	var ran []string
+	for _, res := range r.Results {
+		if res.Conclusion != checks.NotRun {
+			ran = append(ran, prose(res.Check))
+		}
+	}
+	switch {
+	case len(r.Results) == 0 && n == 0:
+	case len(ran) == 0:
+		s = append(s, "No check ran.")
+	case n == 0:
+		s = append(s, fmt.Sprintf("The run checks the repository with %s.", list(ran)))
+	default:
+		s = append(s, fmt.Sprintf("The run checks them with %s.", list(ran)))
+	}
+	s = append(s, verdict(r))
+	return strings.Join(s, " ")
+}
+
+// verdict is the sentence that gives the overall result.
+func verdict(r *Report) string {
+	c := r.counts()
+	switch r.Overall {
+	case checks.Success:
+		switch {
+		case c.total == 0:
+			return "The result is a pass."
+		case c.passed == c.total:
+			if c.total == 1 {
+				return "The check passed."
+			}
+			return fmt.Sprintf("All %d checks passed.", c.total)
+		}
+		return "The result is a pass."
+	case checks.Failure:
+		if c.failed > 0 && c.total == 1 {
+			return "The result is a failure: the check failed."
+		}
+		if c.failed > 0 {
+			return fmt.Sprintf("The result is a failure: %d of %d checks failed.", c.failed, c.total)
+		}
+		return "The result is a failure."
+	case checks.NotRun:
+		if c.total == 0 {
+			return "The result is not a pass, because no check ran."
+		}
+		what := "did not run"
+		if c.other > 0 {
+			what = "did not finish"
+		}
+		if c.total == 1 {
+			return "The result is not a pass, because the check " + what + "."
+		}
+		return fmt.Sprintf("The result is not a pass, because %d of %d checks %s.", c.notRun+c.other, c.total, what)
+	case checks.TimedOut:
+		return "The result is a failure, because the run timed out."
+	case checks.Cancelled:
+		return "The result is not a pass, because the run stopped before the checks finished."
+	}
+	return "The result is unknown, so it is not a pass."
+}
+
+// compare names the repository and the revisions.
+func compare(r *Report) string {
+	if r.Head == "" && r.Base == "" {
+		return ""
+	}
+	var s []string
+	what := "The run"
+	if r.Repo != "" {
+		what = "The run on " + code(r.Repo)
+	}
+	s = append(s, fmt.Sprintf("%s compares head %s with base %s.", what, rev(r.HeadRev, r.Head), rev(r.BaseRev, r.Base)))
+	if r.MergeBase != "" && r.MergeBase != r.Base {
+		s = append(s, fmt.Sprintf("It renders the base side at the merge base %s.", short(prose(r.MergeBase))))
+	}
+	return strings.Join(s, " ")
+}
+
+// rev shows a revision as the user gave it, with its sha.
+func rev(name, sha string) string {
+	sha = prose(sha)
+	switch {
+	case sha == "":
+		return code(name)
+	case name == "" || name == sha:
+		return short(sha)
+	}
+	return code(name) + " (" + short(sha) + ")"
+}
+
+// row is the line of one check in the Verification table.
+func row(res checks.Result) rowView {
+	var figs []string
+	for _, f := range res.Figures {
+		figs = append(figs, cell(f.Label+": "+f.Value))
+	}
+	return rowView{Check: cell(res.Check), Result: Word(res.Conclusion), Figures: strings.Join(figs, "<br>")}
+}
+
+// checkViewOf lays out one check under the table.
+func checkViewOf(res checks.Result) *checkView {
+	cv := &checkView{name: res.Check, total: len(res.Findings)}
+	head := fmt.Sprintf("**%s**: %s", bold(prose(res.Check)), Word(res.Conclusion))
+	if res.Duration > 0 {
+		head += " in " + seconds(res.Duration)
+	}
+	head += "."
+	if t := prose(res.Title); t != "" {
+		head += " " + sentence(capital(t))
+	}
+	cv.Heading = head
+	cv.Summary = summary(res.Summary)
+	// The table shows every figure; the list adds the commands.
+	for _, f := range res.Figures {
+		if f.Command != "" {
+			cv.Figures = append(cv.Figures, figure(f))
+		}
+	}
+	for _, t := range res.Tables {
+		cv.Tables = append(cv.Tables, tableViewOf(t))
+	}
+	for _, f := range res.Findings {
+		fv := findingViewOf(f)
+		cv.Loose = cv.Loose || fv.Details != nil
+		cv.Findings = append(cv.Findings, fv)
+	}
+	if strings.TrimSpace(res.Details) != "" {
+		cv.Details = &details{Summary: "Details of the " + summaryText(res.Check) + " check", Block: newBlock("text", res.Details)}
+	}
+	return cv
+}
+
+// summary keeps the paragraphs of a check's summary, each on one line.
+func summary(s string) string {
+	var ps []string
+	for _, p := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
+		if p = prose(p); p != "" {
+			ps = append(ps, escapeStart(p))
+		}
+	}
+	return strings.Join(ps, "\n\n")
+}
+
+// escapeStart keeps a line of text from starting a heading, list, quote,
+// table or fence.
+func escapeStart(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '#', '>', '|', '-', '+', '*', '=', '`', '~':
+		return `\` + s
+	}
+	if i := strings.IndexAny(s, ".)"); i > 0 && i < 10 && strings.Trim(s[:i], "0123456789") == "" {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
+}
+
+func figure(f checks.Figure) string {
+	s := escapeStart(prose(f.Label)) + ": " + prose(f.Value)
+	if f.Label == "" {
+		s = escapeStart(prose(f.Value))
+	}
+	if f.Command != "" && oneLine(f.Command) != oneLine(f.Label) {
+		s += " (" + code(clip(oneLine(f.Command), maxProse)) + ")"
+	}
+	return s
+}
+
+func tableViewOf(t checks.Table) *tableView {
+	cols := len(t.Header)
+	for _, r := range t.Rows {
+		cols = max(cols, len(r))
+	}
+	cols = max(cols, 1)
+	tv := &tableView{Title: sentenceColon(prose(t.Title)), total: len(t.Rows)}
+	tv.Header = tableLine(t.Header, cols)
+	tv.Delim = "|" + strings.Repeat(" --- |", cols)
+	for _, r := range t.Rows {
+		tv.Rows = append(tv.Rows, tableLine(r, cols))
+	}
+	return tv
+}
+
+// sentenceColon turns a table title into a lead-in line: "Restore
+// scenarios:".
+func sentenceColon(s string) string {
+	s = strings.TrimRight(strings.TrimSpace(s), ".:")
+	if s == "" {
+		return "Table:"
+	}
+	return escapeStart(s) + ":"
+}
+
+// tableLine writes one row with exactly cols cells.
+func tableLine(cells []string, cols int) string {
+	var b strings.Builder
+	b.WriteString("|")
+	for i := range cols {
+		c := ""
+		if i < len(cells) {
+			c = cell(cells[i])
+		}
+		b.WriteString(" " + c + " |")
+	}
+	return b.String()
+}
+
+func findingViewOf(f checks.Finding) *findingView {
+	loc := f.Path
+	if loc != "" && f.Line > 0 {
+		loc += ":" + itoa(f.Line)
+		if f.EndLine > f.Line {
+			loc += "-" + itoa(f.EndLine)
+		}
+	}
+	level := prose(string(f.Level))
+	if level == "" {
+		level = string(checks.LevelNotice)
+	}
+	text := escapeStart(level) + ":"
+	if loc != "" {
+		text = code(loc) + " " + text
+	}
+	title, msg := prose(f.Title), prose(f.Message)
+	if title != "" && title != msg {
+		text += " **" + bold(sentence(title)) + "**"
+	}
+	if msg != "" {
+		text += " " + sentence(msg)
+	}
+	fv := &findingView{Text: text, loc: loc}
+	if fv.loc == "" {
+		fv.loc = f.Path
+	}
+	if strings.TrimSpace(f.Details) != "" {
+		fv.Details = &details{Summary: "Details", Block: newBlock("text", f.Details)}
+	}
+	return fv
+}
+
+// changeViews lists the changes of every result, numbered in order.
+func changeViews(r *Report) []*changeView {
+	var out []*changeView
+	for _, res := range r.Results {
+		for _, c := range res.Changes {
+			n := len(out) + 1
+			head := prose(c.Headline)
+			if head == "" {
+				head = prose(c.Status)
+			}
+			title := bold(prose(c.Path))
+			if head != "" {
+				title += ": " + bold(head)
+			}
+			cv := &changeView{Num: n, Indent: len(itoa(n)) + 2, Title: title, path: c.Path}
+			if e := prose(c.Effect); e != "" {
+				cv.Effect = "Effect: " + sentence(e)
+			}
+			if b := prose(c.Before); b != "" {
+				cv.Before = "Before: " + sentence(b)
+			}
+			if strings.TrimSpace(c.Diff) != "" {
+				cv.Diff = &details{Summary: diffSummary(c), Block: newBlock("diff", c.Diff)}
+			}
+			out = append(out, cv)
+		}
+	}
+	return out
+}
+
+func diffSummary(c checks.Change) string {
+	return fmt.Sprintf("Rendered diff: %s added, %s removed", plural(c.Added, "line", "lines"), plural(c.Removed, "line", "lines"))
+}
+
+// bold escapes the marks that would end bold text early.
+func bold(s string) string {
+	return strings.ReplaceAll(s, "*", `\*`)
+}
+
+// summaryText makes s safe inside a <summary> element.
+func summaryText(s string) string {
+	s = prose(s)
+	return strings.ReplaceAll(s, ">", "&gt;")
+}
+
+// seconds writes a duration for people: "0.4 s", "12.5 s", "2m5s".
+func seconds(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// capital makes the first letter of s a capital.
+func capital(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || !unicode.IsLower(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
