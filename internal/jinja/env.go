@@ -183,10 +183,11 @@ func (e *Env) Render(name string, vars map[string]any) (string, error) {
 	return t.Render(vars)
 }
 
-// environment is gonja's default environment with two changes that bring
-// it closer to Jinja2: an include that resolves names from the loader root,
-// caches parsed files and names the included file in its errors; and the
-// lowercase literal none, which Jinja2 has and gonja lacks.
+// environment is gonja's default environment with changes that bring it
+// closer to Jinja2: an include that resolves names from the loader root,
+// caches parsed files and names the included file in its errors; the
+// lowercase literal none, which Jinja2 has and gonja lacks; the tojson and
+// reverse filters of Jinja2; and str.replace with an optional count.
 var environment = newEnvironment()
 
 func newEnvironment() *exec.Environment {
@@ -195,13 +196,21 @@ func newEnvironment() *exec.Environment {
 	if err := cs.Replace("include", includeParser); err != nil {
 		panic(fmt.Sprintf("jinja: gonja has no include statement to replace: %v", err))
 	}
+	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(def.Filters)
+	for name, fn := range map[string]exec.FilterFunction{"tojson": filterToJSON, "reverse": filterReverse} {
+		if err := filters.Replace(name, fn); err != nil {
+			panic(fmt.Sprintf("jinja: gonja has no %s filter to replace: %v", name, err))
+		}
+	}
+	methods := def.Methods
+	methods.Str = strMethods(def.Methods.Str)
 	ctx := def.Context.Inherit()
 	ctx.Set("none", nil)
 	return &exec.Environment{
 		Context:           ctx,
-		Filters:           def.Filters,
+		Filters:           filters,
 		Tests:             def.Tests,
 		ControlStructures: cs,
-		Methods:           def.Methods,
+		Methods:           methods,
 	}
 }

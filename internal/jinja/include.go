@@ -11,15 +11,17 @@ import (
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
-// includeStmt replaces gonja's include. It differs in four ways, each
+// includeStmt replaces gonja's include. It differs in five ways, each
 // closer to Jinja2: names resolve from the loader root; a list of names
 // picks the first that exists; a {% set %} inside the included file does
-// not change the including file's variables; and an error inside the
-// included file is an *Error that names that file.
+// not change the including file's variables; "without context" hides the
+// variables; and an error inside the included file is an *Error that names
+// that file.
 type includeStmt struct {
 	location      *tokens.Token
 	name          nodes.Expression
 	ignoreMissing bool
+	noContext     bool // "without context": only the globals
 }
 
 func (s *includeStmt) Position() *tokens.Token { return s.location }
@@ -72,8 +74,12 @@ func (s *includeStmt) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) 
 			err = &Error{File: file, Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
 		}
 	}()
+	ctx := r.Environment.Context
+	if s.noContext {
+		ctx = environment.Context
+	}
 	sub := &exec.Environment{
-		Context:           r.Environment.Context.Inherit(),
+		Context:           ctx.Inherit(),
 		Filters:           r.Environment.Filters,
 		Tests:             r.Environment.Tests,
 		ControlStructures: r.Environment.ControlStructures,
@@ -94,7 +100,6 @@ func quoteAll(names []string) string {
 }
 
 // includeParser parses {% include name [ignore missing] [with|without context] %}.
-// The context flag is accepted and, as in gonja, has no effect.
 func includeParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
 	// The first argument token is on the tag's line; p.Current() is the
 	// token after the tag, which trim_blocks may move to the next line.
@@ -114,10 +119,11 @@ func includeParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructur
 		}
 		s.ignoreMissing = true
 	}
-	if args.MatchName("with", "without") != nil {
+	if tok := args.MatchName("with", "without"); tok != nil {
 		if args.MatchName("context") == nil {
 			return nil, args.Error("expected 'context' after 'with' or 'without'", args.Current())
 		}
+		s.noContext = tok.Val == "without"
 	}
 	if !args.End() {
 		return nil, args.Error("unexpected text after the included template name", args.Current())
