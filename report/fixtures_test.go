@@ -148,6 +148,16 @@ func notRun() *Report {
 	return r
 }
 
+// skipped: render and restore pass; pytest has nothing to verify.
+func skipped() *Report {
+	r := baseReport()
+	py := checks.Result{Check: "pytest", Conclusion: checks.Skipped,
+		Title: "no pytest suite is triggered by the changed paths"}
+	r.Results = []checks.Result{renderPass(), restorePass(), py}
+	r.Overall = checks.Overall(r.Results)
+	return r
+}
+
 // emptyPlan: the PR changes no template.
 func emptyPlan() *Report {
 	r := baseReport()
@@ -197,6 +207,7 @@ var fixtures = []struct {
 	{"all-pass", allPass},
 	{"failing-render", failingRender},
 	{"not-run", notRun},
+	{"skipped", skipped},
 	{"empty-plan", emptyPlan},
 	{"backticks", backticks},
 }

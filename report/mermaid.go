@@ -9,8 +9,8 @@ import (
 )
 
 // diagram draws the run as a Mermaid flowchart: the change feeds every
-// check, and every check feeds the verdict. A check that did not run has a
-// dotted arrow. Labels are quoted and hold only characters that Mermaid
+// check, and every check feeds the verdict. A check that did not run or
+// was skipped has a dotted arrow. Labels are quoted and hold only characters that Mermaid
 // accepts in a quoted label. It returns "" when no check is there.
 func diagram(r *Report) string {
 	if len(r.Results) == 0 {
@@ -26,7 +26,7 @@ func diagram(r *Report) string {
 	fmt.Fprintf(&b, "  verdict{%s}\n", label("result: "+Word(r.Overall)))
 	for i, res := range r.Results {
 		arrow := "-->"
-		if res.Conclusion == checks.NotRun {
+		if res.Conclusion == checks.NotRun || res.Conclusion == checks.Skipped {
 			arrow = "-.->"
 		}
 		id := fmt.Sprintf("c%d", i+1)

@@ -40,7 +40,7 @@ func notes(r *Report) []string {
 }
 
 // conclusionNote says why a check did not pass or fail: it did not run,
-// timed out or stopped. Success and Failure need no note.
+// was skipped, timed out or stopped. Success and Failure need no note.
 func conclusionNote(res checks.Result) string {
 	name := prose(res.Check)
 	reason := prose(res.Title)
@@ -55,6 +55,11 @@ func conclusionNote(res checks.Result) string {
 			return fmt.Sprintf("The %s check did not run. It gives no reason.", name)
 		}
 		return fmt.Sprintf("The %s check did not run: %s", name, sentence(reason))
+	case checks.Skipped:
+		if reason == "" {
+			return fmt.Sprintf("The %s check is skipped, because it has nothing to verify.", name)
+		}
+		return fmt.Sprintf("The %s check is skipped: %s", name, sentence(reason))
 	case checks.TimedOut:
 		s := fmt.Sprintf("The %s check timed out", name)
 		if res.Duration > 0 {

@@ -36,7 +36,8 @@ type Report struct {
 }
 
 // Word is the word a reader sees for a conclusion. Only Success reads
-// "passed"; an unknown value reads "unknown", never "passed".
+// "passed"; NotRun reads "not run", Skipped "skipped", and an unknown value
+// "unknown".
 func Word(c checks.Conclusion) string {
 	switch c {
 	case checks.Success:
@@ -45,6 +46,8 @@ func Word(c checks.Conclusion) string {
 		return "failed"
 	case checks.NotRun:
 		return "not run"
+	case checks.Skipped:
+		return "skipped"
 	case checks.TimedOut:
 		return "timed out"
 	case checks.Cancelled:
@@ -55,7 +58,7 @@ func Word(c checks.Conclusion) string {
 
 // counts tallies the conclusions of the results.
 type counts struct {
-	total, passed, failed, notRun, other int
+	total, passed, failed, notRun, skipped, other int
 }
 
 func (r *Report) counts() counts {
@@ -69,6 +72,8 @@ func (r *Report) counts() counts {
 			c.failed++
 		case res.Conclusion == checks.NotRun:
 			c.notRun++
+		case res.Conclusion == checks.Skipped:
+			c.skipped++
 		default:
 			c.other++
 		}

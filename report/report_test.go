@@ -190,8 +190,42 @@ func TestPurposeSentences(t *testing.T) {
 	}
 }
 
+func TestVerdict(t *testing.T) {
+	res := func(cs ...checks.Conclusion) []checks.Result {
+		var out []checks.Result
+		for i, c := range cs {
+			out = append(out, checks.Result{Check: "c" + itoa(i), Conclusion: c})
+		}
+		return out
+	}
+	tests := []struct {
+		results []checks.Result
+		want    string
+	}{
+		{res(checks.Success), "The check passed."},
+		{res(checks.Success, checks.Success), "All 2 checks passed."},
+		{res(checks.Success, checks.Skipped), "The result is a pass: 1 of 2 checks passed, and 1 had nothing to verify."},
+		{res(checks.Skipped, checks.Skipped), "The result is not a pass, because no check passed: they had nothing to verify."},
+		{res(checks.Failure), "The result is a failure: the check failed."},
+		{res(checks.Success, checks.TimedOut, checks.Failure), "The result is a failure: 2 of 3 checks failed."},
+		{res(checks.Success, checks.NotRun), "The result is not a pass, because 1 of 2 checks did not run."},
+		{res(checks.Success, checks.Cancelled), "The result is not a pass, because 1 of 2 checks did not finish."},
+		{res(checks.NotRun), "The result is not a pass, because the check did not run."},
+		{nil, "The result is not a pass, because no check ran."},
+	}
+	for _, tt := range tests {
+		r := &Report{Results: tt.results, Overall: checks.Overall(tt.results)}
+		if got := verdict(r); got != tt.want {
+			t.Errorf("%v: verdict %q, want %q", tt.results, got, tt.want)
+		}
+		if r.Overall != checks.Success && strings.Contains(verdict(r), "passed.") {
+			t.Errorf("overall %s reads as passed: %q", r.Overall, verdict(r))
+		}
+	}
+}
+
 func TestWord(t *testing.T) {
-	for _, c := range []checks.Conclusion{checks.Failure, checks.NotRun, checks.TimedOut, checks.Cancelled, "", "neutral", "skipped"} {
+	for _, c := range []checks.Conclusion{checks.Failure, checks.NotRun, checks.Skipped, checks.TimedOut, checks.Cancelled, "", "neutral", "stale"} {
 		if w := Word(c); strings.Contains(w, "pass") {
 			t.Errorf("Word(%q) = %q", c, w)
 		}
@@ -455,5 +489,38 @@ func TestHostileText(t *testing.T) {
 		if strings.HasPrefix(l, "- ## ") || strings.HasPrefix(l, "- - ") || strings.HasPrefix(l, "- # ") {
 			t.Errorf("a list item starts with markdown structure: %q", l)
 		}
+	}
+}
+
+// TestSkippedIsNotPassed: a skipped check reads "skipped" in every format;
+// the verdict is a pass, since checks.Overall says so, but it names the
+// skipped check.
+func TestSkippedIsNotPassed(t *testing.T) {
+	r := skipped()
+	if r.Overall != checks.Success {
+		t.Fatalf("fixture overall %q", r.Overall)
+	}
+	md, err := r.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| pytest | skipped |",
+		`change -.-> c3["pytest: skipped"]`,
+		"**pytest**: skipped. No pytest suite",
+		"- The pytest check is skipped: no pytest suite is triggered by the changed paths.",
+		"The result is a pass: 2 of 3 checks passed, and 1 had nothing to verify.",
+		"The run checks them with render and restore.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown has no %q", want)
+		}
+	}
+	if line := regexp.MustCompile(`(?m)^  pytest .*$`).FindString(r.Text()); !strings.Contains(line, " skipped ") || strings.Contains(line, "passed") {
+		t.Errorf("text line %q", line)
+	}
+	js, _ := r.JSON()
+	if !strings.Contains(string(js), `"conclusion": "skipped"`) {
+		t.Errorf("JSON has no skipped conclusion")
 	}
 }

@@ -153,7 +153,7 @@ func purpose(r *Report) string {
 	}
 	var ran []string
 	for _, res := range r.Results {
-		if res.Conclusion != checks.NotRun {
+		if res.Conclusion != checks.NotRun && res.Conclusion != checks.Skipped {
 			ran = append(ran, prose(res.Check))
 		}
 	}
@@ -183,6 +183,8 @@ func verdict(r *Report) string {
 				return "The check passed."
 			}
 			return fmt.Sprintf("All %d checks passed.", c.total)
+		case c.passed+c.skipped == c.total:
+			return fmt.Sprintf("The result is a pass: %d of %d checks passed, and %d had nothing to verify.", c.passed, c.total, c.skipped)
 		}
 		return "The result is a pass."
 	case checks.Failure:
@@ -196,6 +198,9 @@ func verdict(r *Report) string {
 	case checks.NotRun:
 		if c.total == 0 {
 			return "The result is not a pass, because no check ran."
+		}
+		if c.notRun+c.other == 0 {
+			return "The result is not a pass, because no check passed: they had nothing to verify."
 		}
 		what := "did not run"
 		if c.other > 0 {
