@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/formula-code/template-verify/internal/sandbox"
@@ -23,8 +24,7 @@ type python struct {
 }
 
 // findPython returns the configured interpreter, or the first of python3 on
-// PATH and /usr/bin/python3 that can import pytest. The probe runs in the
-// sandbox, because the configured name comes from the pull request.
+// PATH and /usr/bin/python3 that can import pytest.
 func findPython(ctx context.Context, configured, scratch string) (*python, error) {
 	var cands []string
 	if configured != "" {
@@ -35,34 +35,64 @@ func findPython(ctx context.Context, configured, scratch string) (*python, error
 		}
 		cands = append(cands, fallbackPython)
 	}
-	var tried []string
+	// Resolve each candidate once, then probe them all at the same time
+	// and take the first that works, in candidate order.
+	var paths, tried []string
 	seen := map[string]bool{}
 	for _, c := range cands {
 		p, err := exec.LookPath(c)
+		if err == nil {
+			p, err = filepath.Abs(p)
+		}
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s: not found", c))
 			continue
 		}
-		if p, err = filepath.Abs(p); err != nil || seen[p] {
-			continue
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
 		}
-		seen[p] = true
-		dir, err := os.MkdirTemp(scratch, "probe-")
-		if err != nil {
-			return nil, fmt.Errorf("python probe: %w", err)
+	}
+	versions := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			versions[i], errs[i] = probe(ctx, p, scratch)
+		}()
+	}
+	wg.Wait()
+	for i, p := range paths {
+		if errs[i] == nil {
+			return &python{Path: p, Display: displayName(p), Pytest: versions[i]}, nil
 		}
-		out := sandbox.Run(ctx, sandbox.Spec{
-			Args:    []string{p, "-c", "import pytest; print(pytest.__version__)"},
-			Dir:     dir,
-			Timeout: 30 * time.Second,
-			Sandbox: true,
-		})
-		if out.Err == nil && out.ExitCode == 0 {
-			return &python{Path: p, Display: displayName(p), Pytest: strings.TrimSpace(string(out.Stdout))}, nil
-		}
-		tried = append(tried, fmt.Sprintf("%s: cannot import pytest", p))
+		tried = append(tried, fmt.Sprintf("%s: %v", p, errs[i]))
 	}
 	return nil, fmt.Errorf("no python with pytest (%s)", strings.Join(tried, "; "))
+}
+
+// probe runs p -c "import pytest" in the sandbox, because the configured
+// name comes from the pull request.
+func probe(ctx context.Context, p, scratch string) (string, error) {
+	dir, err := os.MkdirTemp(scratch, "probe-")
+	if err != nil {
+		return "", fmt.Errorf("python probe: %w", err)
+	}
+	out := sandbox.Run(ctx, sandbox.Spec{
+		Args:    []string{p, "-c", "import pytest; print(pytest.__version__)"},
+		Dir:     dir,
+		Timeout: 30 * time.Second,
+		Sandbox: true,
+	})
+	if out.Err != nil {
+		return "", out.Err
+	}
+	if out.ExitCode != 0 {
+		return "", fmt.Errorf("cannot import pytest")
+	}
+	return strings.TrimSpace(string(out.Stdout)), nil
 }
 
 // displayName is "python3" when that name on PATH is p, so that the
