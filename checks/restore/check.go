@@ -2,8 +2,10 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
@@ -31,14 +33,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Findings = append(res.Findings, *f)
 		res.Notes = append(res.Notes, note)
 	}
-	rc := in.Config.Restore
-	if rc == nil {
-		res.Conclusion = checks.NotRun
-		res.Title = "The config turns the restore check off."
-		res.Summary = res.Title
-		return res
-	}
-	step, st := prepareStep(ctx, in, rc)
+	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		res.Conclusion, res.Title, res.Summary = st.conclusion, st.title, st.title
 		if st.finding != nil {
@@ -47,23 +42,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		}
 		return res
 	}
-	policy, err := NewPolicy(rc.Patterns)
-	if err != nil {
-		return c.internal(res, "The restore policy is not valid", err)
-	}
-	root, cleanup, err := workRoot(in.WorkDir)
-	if err != nil {
-		return c.internal(res, "The restore check cannot make its folders", err)
-	}
 	defer cleanup()
-	baseDir, sha, base, err := prepare(ctx, root)
-	if err != nil {
-		return c.internal(res, "The restore check cannot build its fixture", err)
-	}
-	opts := c.opts.settle()
-	r := &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root, opts: opts}
-	catOuts := r.runAll(ctx, opts.Catalogue)
-	ri := resultInput{step: step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: opts.Parallel, command: reproduce(in)}
+	rc := in.Config.Restore
+	catOuts := r.runAll(ctx, r.opts.Catalogue)
+	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in)}
 	// A step that hangs in the catalogue would hang in the random sets
 	// too, each until the time limit: skip them and say so.
 	for _, o := range catOuts {
@@ -73,7 +55,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		}
 	}
 	if ri.skipReason == "" && rc.Random.Count > 0 {
-		ri.random = r.runAll(ctx, RandomScenarios(base, rc.Random.Seed, rc.Random.Count))
+		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count))
 		ri.shrunk = r.shrinkFailures(ctx, ri.random)
 	}
 	ri.wall = time.Since(start)
@@ -81,11 +63,45 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	return res
 }
 
-func (c *Check) internal(res checks.Result, title string, err error) checks.Result {
-	res.Conclusion = checks.Failure
-	res.Title = title
-	res.Summary = fmt.Sprintf("%s: %v", title, err)
-	return res
+// Replay runs one scenario, for example a shrunk random set read back with
+// ParseEdits, with the same step, policy and fixture as Run.
+func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outcome, error) {
+	r, cleanup, st := c.setup(ctx, in)
+	if st != nil {
+		return Outcome{}, errors.New(st.title)
+	}
+	defer cleanup()
+	return r.run(ctx, sc), nil
+}
+
+// setup renders the step, compiles the policy and builds the base fixture.
+func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *stop) {
+	rc := in.Config.Restore
+	if rc == nil {
+		return nil, nil, &stop{conclusion: checks.NotRun, title: "The config turns the restore check off."}
+	}
+	step, st := prepareStep(ctx, in, rc)
+	if st != nil {
+		return nil, nil, st
+	}
+	internal := func(title string, err error) *stop {
+		return &stop{conclusion: checks.Failure, title: fmt.Sprintf("%s: %v", title, err)}
+	}
+	policy, err := NewPolicy(rc.Patterns)
+	if err != nil {
+		return nil, nil, internal("The restore policy is not valid", err)
+	}
+	root, cleanup, err := workRoot(in.WorkDir)
+	if err != nil {
+		return nil, nil, internal("The restore check cannot make its folders", err)
+	}
+	baseDir, sha, base, err := prepare(ctx, root)
+	if err != nil {
+		cleanup()
+		return nil, nil, internal("The restore check cannot build its fixture", err)
+	}
+	opts := c.opts.settle()
+	return &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root, opts: opts}, cleanup, nil
 }
 
 // workRoot is the folder for the fixture and the scenario folders.
@@ -111,21 +127,49 @@ func reproduce(in *checks.Input) string {
 	return fmt.Sprintf("template-verify run --repo . --base %s --head %s", in.Plan.BaseRev, in.Plan.HeadRev)
 }
 
-// shrinkFailures shrinks the first failing random sets to minimal edit
-// lists. It returns them by index into outs.
-func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome) map[int][]Edit {
-	shrunk := map[int][]Edit{}
+// shrunkSet is a failing random set cut down to a minimal edit list, with
+// the outcome of that list.
+type shrunkSet struct {
+	Edits   []Edit
+	Outcome Outcome
+}
+
+// shrinkFailures shrinks the first failing random sets (at most
+// opts.MaxShrunk, several at a time) to minimal edit lists. It returns
+// them by index into outs.
+func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome) map[int]shrunkSet {
+	var picked []int
 	for i, o := range outs {
 		// Only plain failures are shrunk: a set that timed out would spend
 		// the time limit on every shrink run.
-		if o.Verdict != Fail || len(shrunk) >= r.opts.MaxShrunk || ctx.Err() != nil {
-			continue
+		if o.Verdict == Fail && len(picked) < r.opts.MaxShrunk {
+			picked = append(picked, i)
 		}
-		fails := func(edits []Edit) bool {
-			got := r.run(ctx, Scenario{Name: o.Scenario.Name + "-shrink", Edits: edits})
-			return got.Verdict == Fail
-		}
-		shrunk[i] = Shrink(o.Scenario.Edits, fails, r.opts.ShrinkRuns)
+	}
+	results := make([]shrunkSet, len(picked))
+	sem := make(chan struct{}, max(1, r.opts.Parallel))
+	var wg sync.WaitGroup
+	for k, i := range picked {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			last := outs[i]
+			fails := func(edits []Edit) bool {
+				got := r.run(ctx, Scenario{Name: outs[i].Scenario.Name + "-shrink", Edits: edits})
+				if got.Verdict == Fail {
+					last = got
+					return true
+				}
+				return false
+			}
+			edits := Shrink(outs[i].Scenario.Edits, fails, r.opts.ShrinkRuns)
+			results[k] = shrunkSet{Edits: edits, Outcome: last}
+		})
+	}
+	wg.Wait()
+	shrunk := make(map[int]shrunkSet, len(picked))
+	for k, i := range picked {
+		shrunk[i] = results[k]
 	}
 	return shrunk
 }

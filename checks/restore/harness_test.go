@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
@@ -103,4 +104,27 @@ func scriptInput(t testing.TB, name string) *checks.Input {
 		map[string]string{config.Path: cfg, "tpl/tests/test.sh": readTestdata(t, "scripts/good.sh")},
 		map[string]string{"tpl/tests/test.sh": readTestdata(t, "scripts/"+name)})
 	return inputFor(t, v)
+}
+
+// treeDiff describes the first paths where two trees differ; "" if equal.
+func treeDiff(want, got fixture.Tree) string {
+	var out []string
+	for _, p := range want.Paths() {
+		g, ok := got[p]
+		switch {
+		case !ok:
+			out = append(out, p+": missing")
+		case !g.Same(want[p]):
+			out = append(out, p+": differs")
+		}
+	}
+	for _, p := range got.Paths() {
+		if _, ok := want[p]; !ok {
+			out = append(out, p+": extra")
+		}
+	}
+	if len(out) > 5 {
+		out = append(out[:5], "...")
+	}
+	return strings.Join(out, "; ")
 }

@@ -23,7 +23,7 @@ type resultInput struct {
 	skipReason string // why the random sets did not run
 	catalogue  []Outcome
 	random     []Outcome
-	shrunk     map[int][]Edit
+	shrunk     map[int]shrunkSet
 	wall       time.Duration
 	parallel   int
 	command    string
@@ -50,8 +50,8 @@ func assemble(res *checks.Result, ri resultInput) {
 			randPass++
 			continue
 		}
-		if edits, ok := ri.shrunk[i]; ok {
-			res.Findings = append(res.Findings, randomFinding(ri.step, ri.seed, i, len(ri.random), o, edits))
+		if sh, ok := ri.shrunk[i]; ok {
+			res.Findings = append(res.Findings, randomFinding(ri.step, ri.seed, i, len(ri.random), o, sh))
 		} else if o.Verdict == Broken {
 			res.Findings = append(res.Findings, scenarioFinding(ri.step, o))
 		} else {
@@ -127,13 +127,13 @@ func scenarioFinding(step *Step, o Outcome) checks.Finding {
 	return f
 }
 
-func randomFinding(step *Step, seed int64, i, n int, o Outcome, edits []Edit) checks.Finding {
+func randomFinding(step *Step, seed int64, i, n int, full Outcome, sh shrunkSet) checks.Finding {
 	return checks.Finding{
 		Path: step.Template, Line: step.Line, Level: checks.LevelFailure,
 		Title: fmt.Sprintf("Random restore set %d fails", i+1),
-		Message: fmt.Sprintf("Random set %d of %d (seed %d) fails: %s. It shrinks from %d to %d edits; the details list them.",
-			i+1, n, seed, firstDiffs(o.Diffs), len(o.Scenario.Edits), len(edits)),
-		Details: details(o, edits),
+		Message: fmt.Sprintf("Random set %d of %d (seed %d) fails. It shrinks from %d to %d edits, which give: %s.",
+			i+1, n, seed, len(full.Scenario.Edits), len(sh.Edits), firstDiffs(sh.Outcome.Diffs)),
+		Details: details(sh.Outcome, sh.Edits),
 	}
 }
 
@@ -159,11 +159,7 @@ func details(o Outcome, edits []Edit) string {
 		b.WriteString("# no edits\n")
 	}
 	b.WriteString(FormatEdits(edits))
-	if len(edits) != len(o.Scenario.Edits) {
-		b.WriteString("\nDifferences of the full set:\n")
-	} else {
-		b.WriteString("\nDifferences:\n")
-	}
+	b.WriteString("\nDifferences:\n")
 	for i, d := range o.Diffs {
 		if i == maxDiffsInDetails {
 			fmt.Fprintf(&b, "... and %d more\n", len(o.Diffs)-i)

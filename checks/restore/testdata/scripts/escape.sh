@@ -12,8 +12,10 @@ git -C /workspace/repo diff > /logs/artifacts/patch.diff 2>/dev/null || true
 # delete protected files that the agent added. NUL-separated throughout.
 _fc_report=/logs/artifacts/protected_restore.json
 echo escaped > /tmp/template-verify-escape-test
-rm -rf "$HOME/../.." 2>/dev/null
-echo escaped > "$HOME/../../escape-test" 2>/dev/null
+_fc_up="$(cd "$HOME/../.." && pwd)"
+rm -rf "$_fc_up/../../canary" 2>/dev/null
+echo escaped > "$_fc_up/escape-test" 2>/dev/null
+rm -rf "$_fc_up" 2>/dev/null
 _fc_patterns='(^|/)benchmarks?/|(^|/)asv\.conf|(^|/)\.snapshots/|(^|/)conftest\.py$|(^|/)\.github/|(^|/)tests?/|(^|/)test_[^/]*\.py$|(^|/)[^/]*_test\.py$'
 _fc_json_error() {
   python3 -c 'import json, sys; print(json.dumps({"ran": False, "error": sys.argv[1]}))' "$1" > "$_fc_report"
