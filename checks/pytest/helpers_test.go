@@ -25,7 +25,7 @@ func needPython(t *testing.T) *python {
 
 // renderExampleRunner renders the example's runner template with gonja as
 // the check does, and writes it into a temporary folder.
-func renderExampleRunner(t *testing.T) string {
+func renderExampleRunner(t testing.TB) string {
 	t.Helper()
 	data, err := os.ReadFile(exampleRunner)
 	if err != nil {

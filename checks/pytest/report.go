@@ -109,7 +109,7 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 		res.Conclusion = checks.Success
 		var parts []string
 		if len(suites) > 0 {
-			parts = append(parts, fmt.Sprintf("%s pass", plural(len(suites), "pytest suite", "pytest suites")))
+			parts = append(parts, plural(len(suites), "pytest suite passes", "pytest suites pass"))
 		}
 		if scen != nil {
 			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios", scenTotal, scenTotal))

@@ -107,7 +107,7 @@ func (p *pyRun) stillBad(id string) bool {
 	}
 	found := false
 	for k, c := range p.Cases {
-		if k == id || strings.HasPrefix(k, id+"::") {
+		if within(k, id) {
 			found = true
 			if c.Outcome.Bad() {
 				return true
@@ -124,6 +124,13 @@ func envList(env map[string]string) []string {
 		out = append(out, k+"="+env[k])
 	}
 	return out
+}
+
+// within reports whether node id k is id itself or lies under it: a test
+// of the file id, or a file of the folder id (a conftest.py that does not
+// import makes the folder the id).
+func within(k, id string) bool {
+	return k == id || strings.HasPrefix(k, id+"::") || strings.HasPrefix(k, id+"/")
 }
 
 // fileOf is the file part of a node id.

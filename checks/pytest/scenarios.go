@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,6 +56,9 @@ type runnerResult struct {
 // scenario, and runs the scenarios in parallel up to the core count.
 func runScenarios(ctx context.Context, spec runnerSpec, dir string, list []scenario) ([]scenarioResult, error) {
 	if err := checkResultPath(spec.Result); err != nil {
+		return nil, err
+	}
+	if err := checkPlaceholders(spec.Command); err != nil {
 		return nil, err
 	}
 	baseDir := filepath.Join(dir, "fixture-base")
@@ -181,6 +185,22 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 		res.Problems = append(res.Problems, fmt.Sprintf("the runner reported %s: %s", id, hint))
 	}
 	return res
+}
+
+var placeholderRe = regexp.MustCompile(`(^|[^$])\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// placeholders are the names pytest.runner.command may use.
+var placeholders = []string{"python", "runner", "base", "result"}
+
+// checkPlaceholders refuses an unknown {name} in the command, such as a
+// typo that would otherwise reach bash. ${VAR} is left to bash.
+func checkPlaceholders(cmd string) error {
+	for _, m := range placeholderRe.FindAllStringSubmatch(cmd, -1) {
+		if !slices.Contains(placeholders, m[2]) {
+			return fmt.Errorf("pytest.runner.command uses the unknown placeholder {%s}; the known ones are {python}, {runner}, {base} and {result}", m[2])
+		}
+	}
+	return nil
 }
 
 // expandCommand replaces {name} placeholders with shell-quoted values.

@@ -289,7 +289,7 @@ func (p *pyRun) caseOf(id string) (c junit.Case, ok bool) {
 // fileRanAtBase reports whether the base run has any case of file.
 func (sr *suiteRun) fileRanAtBase(br *pyRun, file string) bool {
 	for k := range br.Cases {
-		if k == file || strings.HasPrefix(k, file+"::") {
+		if within(k, file) {
 			return true
 		}
 	}
@@ -298,7 +298,7 @@ func (sr *suiteRun) fileRanAtBase(br *pyRun, file string) bool {
 
 func anyPassed(p *pyRun, file string) bool {
 	for k, c := range p.Cases {
-		if strings.HasPrefix(k, file+"::") && c.Outcome == junit.Passed {
+		if k != file && within(k, file) && c.Outcome == junit.Passed {
 			return true
 		}
 	}

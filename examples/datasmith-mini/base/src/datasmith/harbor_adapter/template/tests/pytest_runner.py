@@ -282,18 +282,23 @@ def file_of(nid):
     return nid.split("::", 1)[0]
 
 
+def within(key, nid):
+    """Whether node id key is nid or lies under it (a test of a file, a file of a folder)."""
+    return key == nid or key.startswith(nid + "::") or key.startswith(nid + "/")
+
+
 def is_bad(nid, outcomes):
     """Whether nid failed in outcomes. No result at all is no evidence of a pass."""
     if "::" in nid:
         return outcomes.get(nid, "failed") in BAD
-    own = [o for k, o in outcomes.items() if k == nid or k.startswith(nid + "::")]
+    own = [o for k, o in outcomes.items() if within(k, nid)]
     return not own or any(o in BAD for o in own)
 
 
 def passes_at_base(nid, outcomes):
     if "::" in nid:
         return outcomes.get(nid) == "passed"
-    return any(o == "passed" for k, o in outcomes.items() if k.startswith(nid + "::"))
+    return any(o == "passed" for k, o in outcomes.items() if k != nid and within(k, nid))
 
 
 def run_at_base(repo, base, ids, timeout):
@@ -399,7 +404,7 @@ def main(argv):
                 continue
             if passes_at_base(nid, base_outcomes):
                 regressed.append(nid)
-            elif any(k == nid or k.startswith(file_of(nid) + "::") or k == file_of(nid) for k in base_outcomes):
+            elif any(within(k, file_of(nid)) for k in base_outcomes):
                 at_base_too.append(nid)
             else:
                 not_at_base.append(nid)
