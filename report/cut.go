@@ -154,11 +154,11 @@ func shorten(d *details, budget int) (shown, total int, ok bool) {
 // cutLists halves the longest list. It reports false when every list is
 // empty.
 func (v *view) cutLists() bool {
-	type list struct {
+	type cutList struct {
 		size int
 		cut  func()
 	}
-	var ls []list
+	var ls []cutList
 	for _, cv := range v.Checks {
 		cv := cv
 		if n := len(cv.Findings); n > 0 {
@@ -169,7 +169,7 @@ func (v *view) cutLists() bool {
 					size += len(f.Details.Block.Body)
 				}
 			}
-			ls = append(ls, list{size, func() {
+			ls = append(ls, cutList{size, func() {
 				cv.Findings = cv.Findings[:n/2]
 				cut := cv.total - n/2
 				cv.FindingsCut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more finding", "more findings"))
@@ -183,7 +183,7 @@ func (v *view) cutLists() bool {
 				for _, r := range t.Rows {
 					size += len(r) + 1
 				}
-				ls = append(ls, list{size, func() {
+				ls = append(ls, cutList{size, func() {
 					t.Rows = t.Rows[:n/2]
 					cut := t.total - n/2
 					t.Cut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more row", "more rows"))
@@ -200,7 +200,7 @@ func (v *view) cutLists() bool {
 				size += len(c.Diff.Block.Body)
 			}
 		}
-		ls = append(ls, list{size, func() {
+		ls = append(ls, cutList{size, func() {
 			total := len(changeViews(v.report))
 			v.Changes = v.Changes[:n/2]
 			cut := total - n/2
@@ -213,7 +213,7 @@ func (v *view) cutLists() bool {
 		if n < 0 {
 			n = len(v.report.Templates)
 		}
-		ls = append(ls, list{len(v.Tree.Body), func() {
+		ls = append(ls, cutList{len(v.Tree.Body), func() {
 			v.trees = n / 2
 			v.setTree()
 			total := len(v.report.Templates)
@@ -223,7 +223,7 @@ func (v *view) cutLists() bool {
 	if len(ls) == 0 {
 		return false
 	}
-	slices.SortStableFunc(ls, func(a, b list) int { return b.size - a.size })
+	slices.SortStableFunc(ls, func(a, b cutList) int { return b.size - a.size })
 	ls[0].cut()
 	return true
 }

@@ -37,6 +37,9 @@ func (r *Report) Text() string {
 		}
 	}
 	fmt.Fprintf(&b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
+	if r.Duration > 0 {
+		fmt.Fprintf(&b, "duration:   %s\n", seconds(r.Duration))
+	}
 
 	if len(r.Results) > 0 {
 		b.WriteString("\nchecks:\n")

@@ -232,6 +232,9 @@ func compare(r *Report) string {
 	if r.MergeBase != "" && r.MergeBase != r.Base {
 		s = append(s, fmt.Sprintf("It renders the base side at the merge base %s.", short(prose(r.MergeBase))))
 	}
+	if r.Duration > 0 {
+		s = append(s, fmt.Sprintf("The run takes %s.", seconds(r.Duration)))
+	}
 	return strings.Join(s, " ")
 }
 
