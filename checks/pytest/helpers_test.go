@@ -47,11 +47,3 @@ func renderExampleRunner(t testing.TB) string {
 	return p
 }
 
-func mustAbs(t *testing.T, p string) string {
-	t.Helper()
-	a, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
