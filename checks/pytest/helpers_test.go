@@ -46,4 +46,3 @@ func renderExampleRunner(t testing.TB) string {
 	}
 	return p
 }
-
