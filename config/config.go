@@ -174,8 +174,19 @@ func (c *Config) Timeout(check string) time.Duration {
 	return 10 * time.Minute
 }
 
-// Disabled reports whether the configuration turns a check off.
-func (c *Config) Disabled(check string) bool { return slices.Contains(c.Checks.Disable, check) }
+// Disabled reports whether the configuration turns a check off: it lists
+// the check under checks.disable, or sets the check's block to null.
+func (c *Config) Disabled(check string) bool {
+	switch {
+	case slices.Contains(c.Checks.Disable, check):
+		return true
+	case check == "restore":
+		return c.Restore == nil
+	case check == "pytest":
+		return c.Pytest == nil
+	}
+	return false
+}
 
 // GroupOf returns the group whose root holds the repository path p, and p
 // relative to that root. The longest matching root wins.

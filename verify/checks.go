@@ -2,12 +2,16 @@ package verify
 
 import (
 	"github.com/formula-code/template-verify/checks"
+	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
+	"github.com/formula-code/template-verify/checks/restore"
 )
 
 // DefaultChecks returns the checks of a verification, in report order.
 func DefaultChecks() []checks.Check {
 	return []checks.Check{
 		render.New(),
+		restore.New(),
+		pytestcheck.New(),
 	}
 }

@@ -155,13 +155,13 @@ func disabledResult(name string, head, base *config.Config) checks.Result {
 		return checks.Result{
 			Check: name, Conclusion: checks.NotRun,
 			Title:   "This PR turns the check off",
-			Summary: fmt.Sprintf("The head's %s lists %s under checks.disable, but the base does not. The check did not run.", head.Source, name),
+			Summary: fmt.Sprintf("The head's %s turns %s off (checks.disable or a null block), but the base does not. The check did not run.", head.Source, name),
 		}
 	}
 	return checks.Result{
 		Check: name, Conclusion: checks.Skipped,
 		Title:   "The config turns this check off",
-		Summary: fmt.Sprintf("The check did not run because %s lists it under checks.disable.", head.Source),
+		Summary: fmt.Sprintf("The check did not run because %s turns it off (checks.disable or a null block).", head.Source),
 	}
 }
 

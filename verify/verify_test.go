@@ -40,12 +40,12 @@ func conclusions(results []checks.Result) map[string]checks.Conclusion {
 }
 
 func TestDisablingACheckInThePRIsNotRun(t *testing.T) {
-	r := repoWith(t, cfgA, cfgA+"checks: {disable: [restore]}\n")
+	r := repoWith(t, cfgA, cfgA+"checks: {disable: [render]}\n")
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := conclusions(rep.Results)["restore"]; got != checks.NotRun {
+	if got := conclusions(rep.Results)["render"]; got != checks.NotRun {
 		t.Fatalf("restore = %s, want not_run when the PR turns it off", got)
 	}
 	if rep.Overall != checks.NotRun {
@@ -119,5 +119,27 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestNullBlockInThePRIsNotRun(t *testing.T) {
+	r := repoWith(t, cfgA, cfgA+"restore: null\n")
+	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cfgA replaces the groups, so the default restore block (which names
+	// the datasmith group) is dropped at base too: both sides have none.
+	if got := conclusions(rep.Results)["restore"]; got != checks.Skipped {
+		t.Fatalf("restore = %s, want skipped when neither side has a restore block", got)
+	}
+	withRestore := "version: 1\ngroups:\n  - {name: harbor, root: tpl, templates: [{path: '**'}]}\n"
+	r = repoWith(t, withRestore, withRestore+"restore: null\n")
+	rep, err = Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := conclusions(rep.Results)["restore"]; got != checks.NotRun {
+		t.Fatalf("restore = %s, want not_run when the PR removes the restore block", got)
 	}
 }

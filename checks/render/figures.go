@@ -28,9 +28,9 @@ func (s stats) figures(f fidelityResult) []checks.Figure {
 }
 
 func summary(s stats, fails int, f fidelityResult) string {
-	msg := fmt.Sprintf("The check renders %d templates at base and head for %d variable sets. ", s.templates, s.sets)
+	msg := fmt.Sprintf("The check renders %s at base and head for %s. ", plural(s.templates, "template"), plural(s.sets, "variable set"))
 	if fails > 0 {
-		msg += fmt.Sprintf("It finds %d problems. ", fails)
+		msg += fmt.Sprintf("It finds %s. ", plural(fails, "problem"))
 	} else {
 		msg += "Every render at head works, and bash accepts every rendered script. "
 	}

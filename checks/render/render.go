@@ -80,10 +80,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	switch {
 	case fails > 0:
 		res.Conclusion = checks.Failure
-		res.Title = fmt.Sprintf("%d render problems in %d templates", fails, st.templates)
+		res.Title = fmt.Sprintf("%s in %s", plural(fails, "render problem"), plural(st.templates, "template"))
 	default:
 		res.Conclusion = checks.Success
-		res.Title = fmt.Sprintf("%d templates render at base and head (%d renders)", st.templates, st.renders)
+		res.Title = fmt.Sprintf("%s render at base and head (%s)", plural(st.templates, "template"), plural(st.renders, "render"))
 	}
 	res.Summary = summary(st, fails, fid)
 	return res
