@@ -19,6 +19,8 @@ type Fault struct {
 	DocumentationURL string
 	// Method limits the fault to requests with this method; empty: any.
 	Method string
+	// Skip lets this many matching requests through before the fault.
+	Skip int
 }
 
 // SecondaryRateLimit is GitHub's 403 for a secondary rate limit, with a
@@ -84,6 +86,10 @@ func (s *Server) takeFault(method string) *fault {
 	for i, f := range s.faults {
 		if f.Method != "" && f.Method != method {
 			continue
+		}
+		if f.Skip > 0 {
+			f.Skip--
+			return nil
 		}
 		f.left--
 		if f.left <= 0 {

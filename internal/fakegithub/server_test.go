@@ -307,6 +307,16 @@ func TestFaults(t *testing.T) {
 	if st, _, _ := call(t, s, "POST", "/repos/"+repo+"/check-runs", "tok", map[string]any{"name": "c", "head_sha": "a"}); st != 500 {
 		t.Errorf("POST with a POST fault due: %d", st)
 	}
+	// Skip lets matching requests through first.
+	s.FailNext(1, Fault{Status: 500, Message: "x", Method: "POST", Skip: 2})
+	var got []int
+	for range 4 {
+		st, _, _ := call(t, s, "POST", "/repos/"+repo+"/check-runs", "tok", map[string]any{"name": "c", "head_sha": "a"})
+		got = append(got, st)
+	}
+	if fmt.Sprint(got) != "[201 201 500 201]" {
+		t.Errorf("statuses with Skip 2: %v", got)
+	}
 }
 
 func TestTokens(t *testing.T) {

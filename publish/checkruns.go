@@ -1,0 +1,248 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/report"
+)
+
+// RunName is the check-run name of a check: "template-verify / render".
+func RunName(check string) string { return "template-verify / " + check }
+
+// RunInfo is one published check run.
+type RunInfo struct {
+	Check      string
+	ID         int64
+	URL        string
+	Conclusion string
+}
+
+// Runs are the check runs of one verification, from Start to Complete or
+// Abort.
+type Runs struct {
+	p     *Publisher
+	order []string
+	ids   map[string]int64
+	urls  map[string]string
+	done  map[string]string // check -> conclusion sent
+}
+
+// Start creates one check run per check, and the gate, on the head commit
+// as in_progress. When a create fails, Start completes the runs it made
+// (neutral, with the error) and returns the error.
+func (p *Publisher) Start(ctx context.Context, names []string) (*Runs, error) {
+	r := &Runs{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
+	for _, n := range append(slices.Clone(names), GateCheck) {
+		if _, dup := r.ids[n]; dup || n == "" {
+			continue
+		}
+		cr, _, err := p.client.Checks.CreateCheckRun(ctx, p.owner, p.repo, github.CreateCheckRunOptions{
+			Name:       RunName(n),
+			HeadSHA:    p.headSHA,
+			DetailsURL: p.detailsURL(),
+			Status:     ptr("in_progress"),
+			StartedAt:  &github.Timestamp{Time: p.clock.Now()},
+			Output: &github.CheckRunOutput{
+				Title:   ptr("The check is running"),
+				Summary: ptr(fmt.Sprintf("template-verify runs the %s check on %s.", n, code(short(p.headSHA)))),
+			},
+		})
+		if err != nil {
+			err = fmt.Errorf("create the check run %q: %w", RunName(n), err)
+			if aerr := r.Abort(ctx, "neutral", "Publishing stopped", "template-verify could not create all its check runs: "+prose(err.Error()), Gate{}); aerr != nil {
+				err = errors.Join(err, aerr)
+			}
+			return nil, err
+		}
+		r.order = append(r.order, n)
+		r.ids[n] = cr.GetID()
+		r.urls[n] = cr.GetHTMLURL()
+	}
+	return r, nil
+}
+
+// Complete completes every check run from the report: its conclusion,
+// title, summary, text and annotations (50 a request, the later requests
+// append). A check in the report that has no run yet gets a new completed
+// run; a run with no result in the report completes as neutral. The gate
+// completes last. Every run is completed even when some fail; the error
+// joins what failed.
+func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate Gate) ([]RunInfo, error) {
+	var errs []error
+	results := slices.Clone(rep.Results)
+	seen := map[string]bool{}
+	for _, res := range rep.Results {
+		seen[res.Check] = true
+		out := OutputOf(res, rep.Command, r.p.maxAnn)
+		if err := r.complete(ctx, res.Check, ConclusionOf(res.Conclusion), out); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, n := range r.order {
+		if n == GateCheck || seen[n] {
+			continue
+		}
+		res := checks.Result{Check: n, Conclusion: checks.NotRun, Title: "The check gave no result",
+			Summary: fmt.Sprintf("The verification gave no result for the %s check, so it did not run.", n)}
+		results = append(results, res)
+		if err := r.complete(ctx, n, ConclusionOf(res.Conclusion), OutputOf(res, rep.Command, r.p.maxAnn)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	g := GateOf(results, gate)
+	if err := r.complete(ctx, GateCheck, g.Conclusion, Output{Title: g.Title, Summary: g.Summary}); err != nil {
+		errs = append(errs, err)
+	}
+	return r.Infos(), errors.Join(errs...)
+}
+
+// Abort completes every run that is still open: the checks with conclusion
+// (neutral or failure) and the summary that says what failed, the gate
+// with failure when it applies, else skipped.
+func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gate Gate) error {
+	var errs []error
+	for _, n := range r.order {
+		if _, ok := r.done[n]; ok {
+			continue
+		}
+		c := conclusion
+		if n == GateCheck {
+			c = "failure"
+			if !gate.Applies() {
+				c = "skipped"
+			}
+		}
+		if err := r.complete(ctx, n, c, Output{Title: CutChars(title, MaxTitleChars), Summary: CutBytes(summary, MaxOutputBytes, "")}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Infos lists the runs in the order they were made.
+func (r *Runs) Infos() []RunInfo {
+	var out []RunInfo
+	for _, n := range r.order {
+		out = append(out, RunInfo{Check: n, ID: r.ids[n], URL: r.urls[n], Conclusion: r.done[n]})
+	}
+	return out
+}
+
+// complete sends the conclusion and output of one check run, then the
+// rest of its annotations. When GitHub refuses the output, it tries once
+// more with a short output that says why, so the run never stays
+// in_progress.
+func (r *Runs) complete(ctx context.Context, check, conclusion string, out Output) error {
+	batches := chunks(out.Annotations, AnnotationsPerRequest)
+	first := r.output(out, batches[0])
+	err := r.send(ctx, check, conclusion, first)
+	if err != nil {
+		err = fmt.Errorf("complete the check run %q: %w", RunName(check), err)
+		short := &github.CheckRunOutput{
+			Title:   ptr(CutChars(out.Title, MaxTitleChars)),
+			Summary: ptr(CutBytes("GitHub did not take the full output of this check run. The pull-request comment and the job log show the report. The error: "+prose(err.Error()), 4096, ellipsis)),
+		}
+		if err2 := r.send(ctx, check, conclusion, short); err2 != nil {
+			return errors.Join(err, fmt.Errorf("complete the check run %q with a short output: %w", RunName(check), err2))
+		}
+		return err
+	}
+	for i, b := range batches[1:] {
+		if _, _, err := r.p.client.Checks.UpdateCheckRun(ctx, r.p.owner, r.p.repo, r.ids[check], github.UpdateCheckRunOptions{
+			Name:   RunName(check),
+			Output: r.output(out, b),
+		}); err != nil {
+			return fmt.Errorf("add annotations %d to %d to the check run %q: %w", (i+1)*AnnotationsPerRequest+1, (i+1)*AnnotationsPerRequest+len(b), RunName(check), err)
+		}
+	}
+	return nil
+}
+
+// send completes the run of check, or creates it completed when Start did
+// not make it.
+func (r *Runs) send(ctx context.Context, check, conclusion string, out *github.CheckRunOutput) error {
+	now := &github.Timestamp{Time: r.p.clock.Now()}
+	id, ok := r.ids[check]
+	var cr *github.CheckRun
+	var err error
+	if ok {
+		cr, _, err = r.p.client.Checks.UpdateCheckRun(ctx, r.p.owner, r.p.repo, id, github.UpdateCheckRunOptions{
+			Name: RunName(check), Status: ptr("completed"), Conclusion: ptr(conclusion), CompletedAt: now, Output: out,
+		})
+	} else {
+		cr, _, err = r.p.client.Checks.CreateCheckRun(ctx, r.p.owner, r.p.repo, github.CreateCheckRunOptions{
+			Name: RunName(check), HeadSHA: r.p.headSHA, DetailsURL: r.p.detailsURL(),
+			Status: ptr("completed"), Conclusion: ptr(conclusion), StartedAt: now, CompletedAt: now, Output: out,
+		})
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		r.order = append(r.order, check)
+		r.ids[check] = cr.GetID()
+		r.urls[check] = cr.GetHTMLURL()
+	}
+	r.done[check] = conclusion
+	return nil
+}
+
+// output is the output of one request: title, summary and text every
+// time (GitHub needs the title and summary), with one batch of
+// annotations.
+func (r *Runs) output(out Output, batch []Annotation) *github.CheckRunOutput {
+	o := &github.CheckRunOutput{Title: ptr(out.Title), Summary: ptr(out.Summary)}
+	if out.Text != "" {
+		o.Text = ptr(out.Text)
+	}
+	for _, a := range batch {
+		ga := &github.CheckRunAnnotation{
+			Path:            ptr(a.Path),
+			StartLine:       ptr(a.StartLine),
+			EndLine:         ptr(a.EndLine),
+			AnnotationLevel: ptr(a.Level),
+			Message:         ptr(a.Message),
+		}
+		if a.Title != "" {
+			ga.Title = ptr(a.Title)
+		}
+		if a.Details != "" {
+			ga.RawDetails = ptr(a.Details)
+		}
+		o.Annotations = append(o.Annotations, ga)
+	}
+	return o
+}
+
+// chunks splits as into batches of n; no annotations is one empty batch.
+func chunks(as []Annotation, n int) [][]Annotation {
+	if len(as) == 0 {
+		return [][]Annotation{nil}
+	}
+	var out [][]Annotation
+	for len(as) > n {
+		out = append(out, as[:n])
+		as = as[n:]
+	}
+	return append(out, as)
+}
+
+func (p *Publisher) detailsURL() *string {
+	if p.details == "" {
+		return nil
+	}
+	return ptr(p.details)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

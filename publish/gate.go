@@ -1,0 +1,92 @@
+package publish
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/report"
+)
+
+// GateCheck is the check name of the gate; its check run is
+// "template-verify / gate".
+const GateCheck = "gate"
+
+// Gate says which pull requests the gate applies to.
+type Gate struct {
+	// BaseRef is the branch the pull request merges into ("main" or
+	// "refs/heads/main").
+	BaseRef string
+	// Branches are the gated branch globs (config.Gate.Branches).
+	Branches []string
+}
+
+// Applies reports whether the gate applies to the base branch.
+func (g Gate) Applies() bool {
+	ref := g.branch()
+	if ref == "" {
+		return false
+	}
+	for _, b := range g.Branches {
+		if config.MatchGlob(b, ref) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g Gate) branch() string { return strings.TrimPrefix(g.BaseRef, "refs/heads/") }
+
+// GateOutcome is the conclusion and output of the gate check run.
+type GateOutcome struct {
+	Conclusion string // success, failure or skipped
+	Title      string
+	Summary    string
+}
+
+// GateOf decides the gate. It fails when any check failed, timed out, did
+// not run or was cancelled; it passes when every check passed or was
+// skipped. For a base branch that is not gated it is skipped.
+func GateOf(results []checks.Result, g Gate) GateOutcome {
+	if !g.Applies() {
+		return GateOutcome{Conclusion: "skipped", Title: "The gate does not apply to this branch", Summary: gateSkipReason(g)}
+	}
+	var blocking []string
+	for _, r := range results {
+		if r.Conclusion != checks.Success && r.Conclusion != checks.Skipped {
+			blocking = append(blocking, fmt.Sprintf("- %s: %s", code(r.Check), report.Word(r.Conclusion)))
+		}
+	}
+	branch := code(g.branch())
+	if len(blocking) > 0 {
+		return GateOutcome{
+			Conclusion: "failure",
+			Title:      CutChars(fmt.Sprintf("%s of %d block the merge", plural(len(blocking), "check", "checks"), len(results)), MaxTitleChars),
+			Summary: fmt.Sprintf("The gate fails for pull requests into %s when a check fails, times out or does not run. These checks block the merge:\n\n%s",
+				branch, strings.Join(blocking, "\n")),
+		}
+	}
+	if len(results) == 0 {
+		return GateOutcome{Conclusion: "success", Title: "No template changed", Summary: fmt.Sprintf("No template changed, so no check blocks the merge into %s.", branch)}
+	}
+	return GateOutcome{
+		Conclusion: "success",
+		Title:      "Every check passed or was skipped",
+		Summary:    fmt.Sprintf("Every check passed or was skipped, so no check blocks the merge into %s.", branch),
+	}
+}
+
+func gateSkipReason(g Gate) string {
+	if g.branch() == "" {
+		return "No base branch is known, so the gate does not apply."
+	}
+	var globs []string
+	for _, b := range g.Branches {
+		globs = append(globs, code(b))
+	}
+	if len(globs) == 0 {
+		return fmt.Sprintf("The configuration names no gated branch, so the gate does not apply to %s.", code(g.branch()))
+	}
+	return fmt.Sprintf("The base branch %s matches none of the gated branches (%s), so the gate does not apply.", code(g.branch()), strings.Join(globs, ", "))
+}

@@ -1,0 +1,148 @@
+package publish
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const (
+	owner   = "octo"
+	repo    = "hello"
+	full    = owner + "/" + repo
+	headSHA = "0123456789abcdef0123456789abcdef01234567"
+	prNum   = 7
+)
+
+// fakeClock moves only when something sleeps, and records each sleep.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func newClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func (c *fakeClock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}
+
+type env struct {
+	srv   *fakegithub.Server
+	clock *fakeClock
+	pub   *Publisher
+	tr    *Transport
+}
+
+// setup starts a fake GitHub with one pull request and a publisher for it.
+// Writes are not paced unless pace is true, so the sleeps a test sees are
+// the retries alone.
+func setup(t *testing.T, pace bool) *env {
+	t.Helper()
+	srv := fakegithub.New(t)
+	clk := newClock()
+	srv.SetNow(clk.Now)
+	srv.AddPull(full, fakegithub.Pull{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
+	tr := &Transport{Clock: clk}
+	if !pace {
+		tr.WriteInterval = -1
+	}
+	c, err := NewClient(srv.URL, "tok", tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
+		CommentAuthor: fakegithub.DefaultLogin, Clock: clk, DetailsURL: "https://ci.invalid/run/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, clock: clk, pub: p, tr: tr}
+}
+
+// findings makes n findings on test.sh lines 1..n at failure level.
+func findings(n int) []checks.Finding {
+	var out []checks.Finding
+	for i := range n {
+		out = append(out, checks.Finding{Path: "templates/test.sh", Line: i + 1, Level: checks.LevelFailure,
+			Title: "Syntax error", Message: fmt.Sprintf("bash -n fails at line %d", i+1)})
+	}
+	return out
+}
+
+// sampleReport has a failing render check, a passing restore check and a
+// pytest check that did not run.
+func sampleReport() *report.Report {
+	rs := []checks.Result{
+		{Check: "render", Conclusion: checks.Failure, Title: "1 of 4 renders fails bash -n",
+			Summary:  "The head renders test.sh with a syntax error when run_pytest is true.",
+			Findings: findings(1), Figures: []checks.Figure{{Label: "renders", Value: "4", Command: "template-verify run --only render"}},
+			Duration: 1200 * time.Millisecond},
+		{Check: "restore", Conclusion: checks.Success, Title: "24 of 24 scenarios match the model", Summary: "Every scenario matches."},
+		{Check: "pytest", Conclusion: checks.NotRun, Title: "python3 is missing", Summary: "The pytest check did not run: python3 is not on PATH."},
+	}
+	return &report.Report{Repo: full, BaseRev: "main", HeadRev: "feature", Base: strings.Repeat("b", 40), Head: headSHA,
+		MergeBase: strings.Repeat("b", 40), Results: rs, Overall: checks.Overall(rs), Command: "template-verify run --base main --head feature"}
+}
+
+// paths lists "METHOD path" of requests.
+func paths(rs []fakegithub.Request) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}
+
+func golden(t *testing.T, name string, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file; run go test -update and review the diff.\ngot:\n%s", name, got)
+	}
+}

@@ -1,0 +1,106 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Publisher publishes reports on one pull request: its check runs go on the
+// head commit, its comment on the pull request.
+type Publisher struct {
+	client  *github.Client
+	owner   string
+	repo    string
+	headSHA string
+	pr      int
+	author  string
+	details string
+	maxAnn  int
+	clock   Clock
+	log     *slog.Logger
+}
+
+// Target says where to publish.
+type Target struct {
+	Client  *github.Client // from NewClient
+	Owner   string
+	Repo    string
+	HeadSHA string // the commit the check runs go on
+	PR      int    // the pull request the comment goes on; 0: no comment
+	// CommentAuthor is the login the token posts as. The comment is found
+	// again only among the comments of this author, for the Action
+	// "github-actions[bot]", for an App "<app-slug>[bot]".
+	CommentAuthor string
+	// DetailsURL is the link of every check run, for example the page of
+	// the Actions run. Empty: none.
+	DetailsURL string
+	// MaxAnnotations is the most annotations a check run gets; <= 0 means
+	// DefaultMaxAnnotations.
+	MaxAnnotations int
+	Clock          Clock // nil: RealClock; times of the check runs
+	Log            *slog.Logger
+}
+
+// New checks the target and returns its publisher.
+func New(t Target) (*Publisher, error) {
+	var missing []string
+	if t.Client == nil {
+		missing = append(missing, "client")
+	}
+	if t.Owner == "" {
+		missing = append(missing, "owner")
+	}
+	if t.Repo == "" {
+		missing = append(missing, "repo")
+	}
+	if t.HeadSHA == "" {
+		missing = append(missing, "head sha")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("publish: missing %v", missing)
+	}
+	p := &Publisher{
+		client: t.Client, owner: t.Owner, repo: t.Repo, headSHA: t.HeadSHA, pr: t.PR,
+		author: t.CommentAuthor, details: t.DetailsURL, maxAnn: t.MaxAnnotations,
+		clock: t.Clock, log: t.Log,
+	}
+	if p.clock == nil {
+		p.clock = RealClock{}
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	return p, nil
+}
+
+// StatusOf returns the HTTP status of a GitHub API error, or 0.
+func StatusOf(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) && rl.Response != nil {
+		return rl.Response.StatusCode
+	}
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &ab) && ab.Response != nil {
+		return ab.Response.StatusCode
+	}
+	return 0
+}
+
+// IsForbidden reports whether err is a 403 that is not a rate limit: the
+// token may not write, as for a pull request from a fork.
+func IsForbidden(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden &&
+		!strings.Contains(strings.ToLower(er.Message), "rate limit")
+}
+
+func ptr[T any](v T) *T { return &v }
