@@ -29,7 +29,12 @@ func (check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
 	cfg := in.Config.Pytest
 	if cfg == nil {
+		// Off at base and head: nothing to verify. Off only at head: this
+		// change turns the check off, which is never a pass.
 		res.Conclusion = checks.NotRun
+		if in.BaseConfig != nil && in.BaseConfig.Pytest == nil {
+			res.Conclusion = checks.Skipped
+		}
 		res.Title = "The config turns the pytest check off"
 		res.Summary = "The configuration has no pytest block, so no pytest suite ran."
 		return res

@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/plan"
 )
 
 // calcBase is a small project whose tests pass at base, except
@@ -232,5 +235,14 @@ func TestNoPytestBlockIsNotRun(t *testing.T) {
 	res := runCheck(t, dir, &config.Config{Version: 1})
 	if res.Conclusion != checks.NotRun {
 		t.Fatalf("conclusion %s, want not_run", res.Conclusion)
+	}
+	// Off at base too: nothing to verify.
+	p, err := plan.Build(context.Background(), gitx.Repo{Dir: dir}, &config.Config{}, "main", "head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = New().Run(context.Background(), &checks.Input{Repo: dir, Plan: p, Config: &config.Config{}, BaseConfig: &config.Config{}, WorkDir: t.TempDir()})
+	if res.Conclusion != checks.Skipped {
+		t.Fatalf("conclusion %s, want skipped", res.Conclusion)
 	}
 }

@@ -373,8 +373,9 @@ def main(argv):
 
     folders = wide_folders(repo, sources)
     wide = dict(folders=folders, ran=False)
-    limit = min(wide_sec, total - elapsed() - RESERVE_SEC)
-    if folders and limit >= MIN_WIDE_SEC:
+    left = total - elapsed() - RESERVE_SEC
+    limit = min(wide_sec, left)
+    if folders and left >= MIN_WIDE_SEC:
         run = run_pytest(folders, repo, limit, ["--ignore=" + m for m in mapped])
         wide.update(ran=True, limit_sec=round(limit), timed_out=run["timed_out"], seconds=run["seconds"],
                     exit_code=run["exit_code"], counts=counts(run["outcomes"]))

@@ -1,0 +1,119 @@
+package pytest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/formula-code/template-verify/internal/gitx"
+)
+
+// runnerOutput is the result file of the example runner.
+type runnerOutput struct {
+	TestsRan   bool `json:"tests_ran"`
+	Regression struct {
+		Regressed  []string `json:"regressed"`
+		NRegressed int      `json:"n_regressed"`
+	} `json:"regression"`
+	FailingAtBase  []string `json:"failing_at_base"`
+	RegressionWide struct {
+		Ran       bool     `json:"ran"`
+		TimedOut  bool     `json:"timed_out"`
+		Folders   []string `json:"folders"`
+		Regressed []string `json:"regressed"`
+	} `json:"regression_wide"`
+}
+
+// runExampleRunner builds a repository from base, applies change to the
+// work tree, and runs the rendered example runner in it with env.
+func runExampleRunner(t *testing.T, py *python, base, change map[string]string, env ...string) runnerOutput {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	repo := gitx.Repo{Dir: dir}
+	for p, c := range base {
+		if err := writeFile(dir, p, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		if _, err := repo.Run(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sha, err := repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range change {
+		if err := writeFile(dir, p, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "results.json")
+	cmd := exec.Command(py.Path, renderExampleRunner(t), "--base", sha, "--out", out)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}, env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("runner: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runnerOutput
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	return r
+}
+
+var hangProject = map[string]string{
+	"pytest.ini":          "[pytest]\n",
+	"conftest.py":         fixtureBase["conftest.py"],
+	"src/pkg/__init__.py": "",
+	"src/pkg/mod.py":      "def v():\n    return 1\n",
+	"tests/test_a_break.py": `from pkg import mod
+
+
+def test_v():
+    assert mod.v() == 1
+`,
+	"tests/test_z_hang.py": `import os
+import time
+
+
+def test_hang():
+    if os.environ.get("FC_TEST_HANG"):
+        time.sleep(300)
+`,
+}
+
+// TestExampleRunnerWideLimitKeepsFinishedTests stops the wider check at
+// its time limit while a test hangs: the regression found before the hang
+// still counts (from the runner's stream plugin, as pytest wrote no JUnit
+// file).
+func TestExampleRunnerWideLimitKeepsFinishedTests(t *testing.T) {
+	py := needPython(t)
+	r := runExampleRunner(t, py, hangProject, map[string]string{"src/pkg/mod.py": "def v():\n    return 2\n"},
+		"FC_WIDE_TESTS_SEC=3", "FC_TEST_HANG=1")
+	if !r.RegressionWide.Ran || !r.RegressionWide.TimedOut {
+		t.Errorf("wide check ran=%v timed_out=%v, want both true", r.RegressionWide.Ran, r.RegressionWide.TimedOut)
+	}
+	want := []string{"tests/test_a_break.py::test_v"}
+	if !slices.Equal(r.Regression.Regressed, want) || r.Regression.NRegressed != 1 || !slices.Equal(r.RegressionWide.Regressed, want) {
+		t.Errorf("regression %+v, wide %+v; want %v", r.Regression, r.RegressionWide, want)
+	}
+}
+
+func TestExampleRunnerNoChange(t *testing.T) {
+	py := needPython(t)
+	r := runExampleRunner(t, py, hangProject, nil)
+	if r.TestsRan || r.Regression.NRegressed != 0 || len(r.Regression.Regressed) != 0 || r.RegressionWide.Ran {
+		t.Errorf("no change: %+v", r)
+	}
+}
