@@ -128,3 +128,22 @@ func treeDiff(want, got fixture.Tree) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// osMkdirTemp makes a temporary folder that TestMain removes.
+func osMkdirTemp(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		tempDirs = append(tempDirs, dir)
+	}
+	return dir, err
+}
+
+var tempDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range tempDirs {
+		_ = os.RemoveAll(d)
+	}
+	os.Exit(code)
+}

@@ -66,10 +66,17 @@ func policyFinding(in *checks.Input) (*checks.Finding, string) {
 		Level:   checks.LevelWarning,
 		Title:   "The restore policy changes",
 		Message: fmt.Sprintf("The head adds %d and removes %d restore patterns. Check that the change is intended.", len(ch.Added), len(ch.Removed)),
-		Details: fmt.Sprintf("added:   %s\nremoved: %s\n", strings.Join(ch.Added, "  "), strings.Join(ch.Removed, "  ")),
+		Details: "added:\n" + lines(ch.Added) + "removed:\n" + lines(ch.Removed),
 	}
 	if in.Config.Source != "" && !strings.HasPrefix(in.Config.Source, "(") {
 		f.Path = config.Path
 	}
 	return f, note
+}
+
+func lines(ps []string) string {
+	if len(ps) == 0 {
+		return "  (none)\n"
+	}
+	return "  " + strings.Join(ps, "\n  ") + "\n"
 }

@@ -1,0 +1,177 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCleanEnvironment(t *testing.T) {
+	t.Setenv("TEMPLATE_VERIFY_SECRET_TOKEN", "s3cret")
+	dir := t.TempDir()
+	home := t.TempDir()
+	out := Run(context.Background(), Spec{
+		Args: []string{"bash", "-c", `env; echo "pwd=$PWD"`},
+		Dir:  dir, Home: home, Env: []string{"EXTRA=1"},
+	})
+	if out.Err != nil || out.ExitCode != 0 {
+		t.Fatalf("run: %v, exit %d, %s", out.Err, out.ExitCode, out.Stderr)
+	}
+	env := string(out.Stdout)
+	if strings.Contains(env, "s3cret") {
+		t.Error("a variable of the parent reaches the command")
+	}
+	for _, want := range []string{"HOME=" + home + "\n", "TMPDIR=" + home + "\n", "EXTRA=1\n", "pwd=" + dir + "\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("environment has no %q:\n%s", want, env)
+		}
+	}
+}
+
+func TestExitCodeAndStartError(t *testing.T) {
+	out := Run(context.Background(), Spec{Args: []string{"bash", "-c", "echo err >&2; exit 3"}, Dir: t.TempDir()})
+	if out.ExitCode != 3 || out.Err != nil || string(out.Stderr) != "err\n" {
+		t.Errorf("exit %d, err %v, stderr %q", out.ExitCode, out.Err, out.Stderr)
+	}
+	out = Run(context.Background(), Spec{Args: []string{"/no/such/program"}, Dir: t.TempDir()})
+	if out.Err == nil || out.ExitCode != -1 {
+		t.Errorf("missing program: exit %d, err %v", out.ExitCode, out.Err)
+	}
+	if out := Run(context.Background(), Spec{}); out.Err == nil {
+		t.Error("no command gives no error")
+	}
+}
+
+// TestTimeoutKillsTheWholeGroup: a child that outlives the limit must die
+// with the command, so it cannot write anything afterwards.
+func TestTimeoutKillsTheWholeGroup(t *testing.T) {
+	for _, boxed := range []bool{false, true} {
+		if boxed && !Available() {
+			continue
+		}
+		dir := t.TempDir()
+		late := filepath.Join(dir, "late")
+		start := time.Now()
+		out := Run(context.Background(), Spec{
+			Args:    []string{"bash", "-c", `(sleep 2; echo late > "` + late + `") & sleep 30`},
+			Dir:     dir,
+			Timeout: 300 * time.Millisecond,
+			Sandbox: boxed,
+		})
+		if !out.TimedOut || out.Err == nil || out.ExitCode != -1 {
+			t.Errorf("sandbox=%v: timed out %v, err %v, exit %d", boxed, out.TimedOut, out.Err, out.ExitCode)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("sandbox=%v: Run returned after %s", boxed, took)
+		}
+		time.Sleep(2500 * time.Millisecond)
+		if _, err := os.Stat(late); err == nil {
+			t.Errorf("sandbox=%v: a child of the killed command wrote a file", boxed)
+		}
+	}
+}
+
+func TestCancelIsNotATimeout(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	out := Run(ctx, Spec{Args: []string{"sleep", "30"}, Dir: t.TempDir()})
+	if out.TimedOut || out.Err == nil || !strings.Contains(out.Err.Error(), "cancelled") {
+		t.Errorf("timed out %v, err %v", out.TimedOut, out.Err)
+	}
+}
+
+func TestOutputIsCapped(t *testing.T) {
+	out := Run(context.Background(), Spec{
+		Args:      []string{"bash", "-c", "head -c 100000 /dev/zero | tr '\\0' x; echo done >&2"},
+		Dir:       t.TempDir(),
+		MaxOutput: 1000,
+	})
+	if len(out.Stdout) != 1000 || !out.Truncated {
+		t.Errorf("stdout %d bytes, truncated %v", len(out.Stdout), out.Truncated)
+	}
+	if string(out.Stderr) != "done\n" || out.ExitCode != 0 {
+		t.Errorf("stderr %q, exit %d", out.Stderr, out.ExitCode)
+	}
+}
+
+func TestSandboxWritesOnlyNamedFolders(t *testing.T) {
+	if !Available() {
+		t.Skip("bubblewrap is not usable here")
+	}
+	// A folder outside /tmp, because the sandbox puts an empty /tmp over
+	// the host's.
+	parent, err := os.MkdirTemp("/var/tmp", "sandbox-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "dir")
+	extra := filepath.Join(parent, "extra")
+	outside := filepath.Join(parent, "outside")
+	for _, d := range []string{dir, extra, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	canary := filepath.Join(outside, "canary")
+	if err := os.WriteFile(canary, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+echo in > in.txt
+echo extra > "$1/x.txt"
+echo out > "$2/out.txt" 2>/dev/null && echo WROTE-OUTSIDE
+rm -f "$2/canary" 2>/dev/null
+echo tmp > /tmp/sandbox-test-file
+cat /tmp/sandbox-test-file
+if grep -qv -e '^ *lo:' -e 'Inter-' -e 'face' /proc/net/dev; then echo HAS-NETWORK; fi
+`
+	out := Run(context.Background(), Spec{
+		Args:     []string{"bash", "-c", script, "bash", extra, outside},
+		Dir:      dir,
+		Writable: []string{extra},
+		Sandbox:  true,
+	})
+	if !out.Sandboxed || out.Err != nil {
+		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
+	}
+	if bytes.Contains(out.Stdout, []byte("WROTE-OUTSIDE")) || bytes.Contains(out.Stdout, []byte("HAS-NETWORK")) {
+		t.Errorf("stdout %q", out.Stdout)
+	}
+	if !bytes.Contains(out.Stdout, []byte("tmp\n")) {
+		t.Errorf("the sandbox has no writable /tmp: %q %q", out.Stdout, out.Stderr)
+	}
+	for _, f := range []string{filepath.Join(dir, "in.txt"), filepath.Join(extra, "x.txt"), canary} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "out.txt")); err == nil {
+		t.Error("the command wrote outside its folders")
+	}
+	if _, err := os.Stat("/tmp/sandbox-test-file"); err == nil {
+		_ = os.Remove("/tmp/sandbox-test-file")
+		t.Error("the command wrote into the host's /tmp")
+	}
+}
+
+func TestTail(t *testing.T) {
+	cases := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"line1\nline2\nline3\n", 8, "line3"},
+		{"abcdefghij", 4, "ghij"},
+	}
+	for _, c := range cases {
+		if got := Tail([]byte(c.in), c.n); got != c.want {
+			t.Errorf("Tail(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
