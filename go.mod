@@ -23,6 +23,7 @@ require (
 	github.com/rogpeppe/go-internal v1.15.0 // indirect
 	github.com/sethvargo/go-githubactions v1.3.2 // indirect
 	github.com/sirupsen/logrus v1.9.3 // indirect
+	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
 	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
