@@ -57,6 +57,7 @@ func findingsByTitle(res checks.Result) map[string]checks.Finding {
 }
 
 func TestSuiteRegressions(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	dir := makeRepo(t, calcBase, map[string]string{
 		// add breaks; mul is renamed, so tests/test_imports.py does not import.
@@ -133,6 +134,7 @@ func titles(res checks.Result) []string {
 }
 
 func TestSuiteFailingAtBaseIsNotARegression(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	dir := makeRepo(t, calcBase, map[string]string{
 		"src/calc.py": calcBase["src/calc.py"] + "\n\ndef sub(a, b):\n    return a - b\n",
@@ -150,6 +152,7 @@ func TestSuiteFailingAtBaseIsNotARegression(t *testing.T) {
 }
 
 func TestNoTestsCollectedIsNotRun(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	base := map[string]string{"pytest.ini": "[pytest]\n", "src/a.py": "A = 1\n", "tests/test_empty.py": "# no tests yet\n"}
 	dir := makeRepo(t, base, map[string]string{"src/a.py": "A = 2\n"})
@@ -192,6 +195,7 @@ func TestPythonWithoutPytestIsNotRun(t *testing.T) {
 }
 
 func TestHangingSuiteIsKilled(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	base := map[string]string{
 		"pytest.ini": "[pytest]\n",

@@ -42,6 +42,7 @@ func runExampleB(t testing.TB, ctx context.Context, head string) checks.Result {
 }
 
 func TestExampleGoodHeadPasses(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	res := runExample(t, examples.HeadGood)
 	if res.Conclusion != checks.Success {

@@ -98,6 +98,7 @@ def test_hang():
 // still counts (from the runner's stream plugin, as pytest wrote no JUnit
 // file).
 func TestExampleRunnerWideLimitKeepsFinishedTests(t *testing.T) {
+	t.Parallel()
 	py := needPython(t)
 	r := runExampleRunner(t, py, hangProject, map[string]string{"src/pkg/mod.py": "def v():\n    return 2\n"},
 		"FC_WIDE_TESTS_SEC=3", "FC_TEST_HANG=1")
@@ -111,6 +112,7 @@ func TestExampleRunnerWideLimitKeepsFinishedTests(t *testing.T) {
 }
 
 func TestExampleRunnerNoChange(t *testing.T) {
+	t.Parallel()
 	py := needPython(t)
 	r := runExampleRunner(t, py, hangProject, nil)
 	if r.TestsRan || r.Regression.NRegressed != 0 || len(r.Regression.Regressed) != 0 || r.RegressionWide.Ran {

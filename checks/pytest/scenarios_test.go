@@ -13,6 +13,7 @@ import (
 const exampleCommand = "{python} {runner} --base {base} --out {result}"
 
 func TestExampleRunnerPassesEveryScenario(t *testing.T) {
+	t.Parallel()
 	py := needPython(t)
 	spec := runnerSpec{Python: py.Path, Runner: renderExampleRunner(t), Command: exampleCommand, Result: "test_results.json"}
 	results, err := runScenarios(context.Background(), spec, t.TempDir(), scenarios())
@@ -45,6 +46,7 @@ func runnerConfig() *config.Config {
 // TestWeakRunnerMissesTheWiderCheck runs the check on a repository whose
 // head replaces the example runner with a runner that only maps names.
 func TestWeakRunnerMissesTheWiderCheck(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	example, err := os.ReadFile(exampleRunner)
 	if err != nil {
@@ -91,6 +93,7 @@ func TestWeakRunnerMissesTheWiderCheck(t *testing.T) {
 }
 
 func TestRunnerTemplateRenderError(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	dir := makeRepo(t, map[string]string{"tmpl/pytest_runner.py": "print(1)\n"},
 		map[string]string{"tmpl/pytest_runner.py": "print(1)\nX = '{{ missing_var }}'\n"})
@@ -119,6 +122,7 @@ func TestRunnerNotTriggered(t *testing.T) {
 }
 
 func TestBadRunnerCommand(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	dir := makeRepo(t, map[string]string{"tmpl/pytest_runner.py": "print(1)\n"}, map[string]string{"tmpl/pytest_runner.py": "print(2)\n"})
 	cfg := runnerConfig()
