@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/internal/gitx"
@@ -29,7 +30,8 @@ type runnerOutput struct {
 }
 
 // runExampleRunner builds a repository from base, applies change to the
-// work tree, and runs the rendered example runner in it with env.
+// work tree, and runs the rendered example runner in it with env, where
+// "{repo}" stands for the repository folder.
 func runExampleRunner(t *testing.T, py *python, base, change map[string]string, env ...string) runnerOutput {
 	t.Helper()
 	ctx := context.Background()
@@ -57,7 +59,10 @@ func runExampleRunner(t *testing.T, py *python, base, change map[string]string, 
 	out := filepath.Join(t.TempDir(), "results.json")
 	cmd := exec.Command(py.Path, renderExampleRunner(t), "--base", sha, "--out", out)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}, env...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}
+	for _, e := range env {
+		cmd.Env = append(cmd.Env, strings.ReplaceAll(e, "{repo}", dir))
+	}
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("runner: %v\n%s", err, b)
 	}
@@ -117,5 +122,23 @@ func TestExampleRunnerNoChange(t *testing.T) {
 	r := runExampleRunner(t, py, hangProject, nil)
 	if r.TestsRan || r.Regression.NRegressed != 0 || len(r.Regression.Regressed) != 0 || r.RegressionWide.Ran {
 		t.Errorf("no change: %+v", r)
+	}
+}
+
+// TestExampleRunnerBaseRunImportsBaseCode imitates an editable install: an
+// absolute PYTHONPATH points at the agent's src folder. The run at base
+// must still import the base's code, or the regression is missed.
+func TestExampleRunnerBaseRunImportsBaseCode(t *testing.T) {
+	t.Parallel()
+	py := needPython(t)
+	project := map[string]string{
+		"pytest.ini":          "[pytest]\n",
+		"src/pkg/__init__.py": "",
+		"src/pkg/mod.py":      "def v():\n    return 1\n",
+		"tests/test_mod.py":   "from pkg import mod\n\n\ndef test_v():\n    assert mod.v() == 1\n",
+	}
+	r := runExampleRunner(t, py, project, map[string]string{"src/pkg/mod.py": "def v():\n    return 2\n"}, "PYTHONPATH={repo}/src")
+	if want := []string{"tests/test_mod.py::test_v"}; !slices.Equal(r.Regression.Regressed, want) {
+		t.Errorf("regressed %v, want %v (failing at base: %v)", r.Regression.Regressed, want, r.FailingAtBase)
 	}
 }

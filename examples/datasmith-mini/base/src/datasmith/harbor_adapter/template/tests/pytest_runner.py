@@ -232,8 +232,11 @@ def stream_outcomes(path):
     return outcomes
 
 
-def run_pytest(targets, cwd, timeout, extra=()):
-    """Run pytest on targets; return outcomes by node id and how the run went."""
+def run_pytest(targets, cwd, timeout, extra=(), paths=()):
+    """Run pytest on targets; return outcomes by node id and how the run went.
+
+    paths go to the front of PYTHONPATH, after the stream plugin folder.
+    """
     work = tempfile.mkdtemp(prefix="fc-pytest-")
     junit = os.path.join(work, "junit.xml")
     stream = os.path.join(work, "stream.jsonl")
@@ -241,7 +244,7 @@ def run_pytest(targets, cwd, timeout, extra=()):
         f.write(STREAM_PLUGIN)
     env = dict(os.environ)
     env["FC_STREAM_FILE"] = stream
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (work, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (work, *paths, env.get("PYTHONPATH", "")) if p)
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "fc_stream_plugin",
            "--continue-on-collection-errors", "-o", "junit_family=xunit1",
            "--junitxml=" + junit, "-q", *extra, *targets]
@@ -309,9 +312,12 @@ def run_at_base(repo, base, ids, timeout):
     try:
         git(repo, "worktree", "add", "--detach", tree, base)
         present = [f for f in files if os.path.exists(os.path.join(tree, f))]
+        # A src layout installed in editable mode would import the agent's
+        # code: put the base's src folder first.
+        paths = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
         outcomes = {}
         if present:
-            outcomes = run_pytest(present, tree, timeout)["outcomes"]
+            outcomes = run_pytest(present, tree, timeout, paths=paths)["outcomes"]
         return outcomes, files
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", tree], cwd=repo,
