@@ -1,0 +1,109 @@
+package action
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+)
+
+// Inputs are the Action's inputs (action.yml).
+type Inputs struct {
+	Token   string
+	Config  string
+	Base    string // overrides pull_request.base.sha
+	Head    string // overrides pull_request.head.sha
+	Comment bool
+	// FailOn holds the check conclusions that fail the job.
+	FailOn []checks.Conclusion
+}
+
+// DefaultFailOn is the default of the fail-on input: every conclusion
+// except success and skipped fails the job.
+const DefaultFailOn = "failure,timed_out,not_run,cancelled"
+
+var failOnValues = []checks.Conclusion{checks.Failure, checks.TimedOut, checks.NotRun, checks.Cancelled, checks.Skipped}
+
+// readInputs reads and checks the inputs; errors name the input.
+func readInputs(get func(string) string) (Inputs, error) {
+	in := Inputs{
+		Token:  get("github-token"),
+		Config: get("config"),
+		Base:   get("base"),
+		Head:   get("head"),
+	}
+	if in.Config == "" {
+		in.Config = config.Path
+	}
+	if in.Config != config.Path {
+		return in, fmt.Errorf("input config: %q is not supported yet; the configuration is read from %s at the head commit", in.Config, config.Path)
+	}
+	for name, v := range map[string]string{"base": in.Base, "head": in.Head} {
+		if strings.HasPrefix(v, "-") || strings.ContainsAny(v, " \t\n") {
+			return in, fmt.Errorf("input %s: %q is not a git revision", name, v)
+		}
+	}
+	c, err := parseBool(get("comment"), true)
+	if err != nil {
+		return in, fmt.Errorf("input comment: %w", err)
+	}
+	in.Comment = c
+	if in.FailOn, err = parseFailOn(get("fail-on")); err != nil {
+		return in, fmt.Errorf("input fail-on: %w", err)
+	}
+	return in, nil
+}
+
+func parseBool(v string, def bool) (bool, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "":
+		return def, nil
+	case "yes", "on":
+		return true, nil
+	case "no", "off":
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, fmt.Errorf("%q is not true or false", v)
+	}
+	return b, nil
+}
+
+// parseFailOn reads a list of conclusions separated by commas, spaces or
+// new lines. "none" alone means no conclusion fails the job.
+func parseFailOn(v string) ([]checks.Conclusion, error) {
+	if strings.TrimSpace(v) == "" {
+		v = DefaultFailOn
+	}
+	words := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' })
+	if len(words) == 1 && strings.EqualFold(words[0], "none") {
+		return nil, nil
+	}
+	var out []checks.Conclusion
+	for _, w := range words {
+		c := checks.Conclusion(strings.ToLower(w))
+		if !slices.Contains(failOnValues, c) {
+			return nil, fmt.Errorf("%q is not one of %v, or none", w, failOnValues)
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// failsJob reports whether a result fails the job under failOn.
+func failsJob(results []checks.Result, failOn []checks.Conclusion) []string {
+	var out []string
+	for _, r := range results {
+		if slices.Contains(failOn, r.Conclusion) {
+			out = append(out, r.Check+" "+string(r.Conclusion))
+		}
+	}
+	return out
+}

@@ -1,0 +1,335 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// Exit codes of the Action.
+const (
+	ExitPass  = 0
+	ExitFail  = 1 // a check conclusion in fail-on, or publishing failed
+	ExitUsage = 2 // bad input: environment, event file, inputs, configuration
+)
+
+// CommentAuthor is the login of the Action's GITHUB_TOKEN. The comment is
+// found again only among this author's comments.
+const CommentAuthor = "github-actions[bot]"
+
+// ReportFile is the JSON report, relative to the workspace.
+const ReportFile = "template-verify-report.json"
+
+// MaxSummaryBytes is GitHub's limit of the job summary of one step.
+const MaxSummaryBytes = 1 << 20
+
+// Options are the Action's environment. Zero values use the process's.
+type Options struct {
+	Getenv func(string) string // nil: os.Getenv
+	Stdout io.Writer           // the job log; nil: os.Stdout
+	// Verify runs the verification; nil: verify.Run.
+	Verify func(context.Context, verify.Options) (*report.Report, error)
+	// Checks builds the checks; nil: verify.DefaultChecks. Their names
+	// name the check runs made before the verification starts.
+	Checks func() []checks.Check
+	Clock  publish.Clock     // nil: the wall clock
+	HTTP   http.RoundTripper // under the retries; nil: http.DefaultTransport
+}
+
+// runner holds one run of the Action.
+type runner struct {
+	o         Options
+	gha       *githubactions.Action
+	out       io.Writer
+	log       *slog.Logger
+	in        Inputs
+	ev        Event
+	owner     string
+	repo      string
+	workspace string
+	// readOnly is why the run makes no write call, or "".
+	readOnly string
+	pub      *publish.Publisher
+	runs     *publish.Runs
+	errs     []error // publishing errors
+}
+
+// Run runs the Action and returns its exit code. It never panics on bad
+// input: it names the file, field or variable and returns ExitUsage.
+func Run(ctx context.Context, o Options) int {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Verify == nil {
+		o.Verify = verify.Run
+	}
+	if o.Checks == nil {
+		o.Checks = verify.DefaultChecks
+	}
+	if o.Clock == nil {
+		o.Clock = publish.RealClock{}
+	}
+	r := &runner{
+		o:   o,
+		out: o.Stdout,
+		gha: githubactions.New(githubactions.WithGetenv(o.Getenv), githubactions.WithWriter(o.Stdout)),
+		log: slog.New(slog.NewTextHandler(o.Stdout, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
+	return r.run(ctx)
+}
+
+func (r *runner) run(ctx context.Context) int {
+	if err := r.setup(ctx); err != nil {
+		r.gha.Errorf("%s", err)
+		return ExitUsage
+	}
+	if r.readOnly == "" {
+		r.start(ctx)
+	}
+	rep, err := r.o.Verify(ctx, verify.Options{
+		RepoDir:  r.workspace,
+		Base:     r.base(),
+		Head:     r.head(),
+		RepoName: r.owner + "/" + r.repo,
+		Command:  fmt.Sprintf("template-verify run --repo . --base %s --head %s", r.base(), r.head()),
+		Checks:   r.o.Checks,
+		Progress: &checks.LineProgress{W: r.out},
+		Log:      r.log,
+	})
+	if err != nil {
+		return r.verifyFailed(ctx, err)
+	}
+	gate := r.gate(ctx)
+	commentURL := ""
+	if r.runs != nil {
+		if _, err := r.runs.Complete(ctx, rep, gate); err != nil {
+			r.errs = append(r.errs, err)
+		}
+		commentURL = r.comment(ctx, rep)
+	}
+	r.printReport(rep)
+	r.summary(rep)
+	if r.readOnly != "" {
+		as, left := chooseAnnotations(rep)
+		emit(r.gha, as, left)
+	}
+	r.outputs(rep, commentURL)
+	return r.exitCode(rep)
+}
+
+// setup reads the inputs, the environment and the event, and checks the
+// workspace.
+func (r *runner) setup(ctx context.Context) error {
+	var err error
+	if r.in, err = readInputs(r.gha.GetInput); err != nil {
+		return err
+	}
+	get := r.o.Getenv
+	switch name := get("GITHUB_EVENT_NAME"); name {
+	case "", "pull_request":
+	case "pull_request_target":
+		return errors.New("GITHUB_EVENT_NAME is pull_request_target: run this Action on pull_request. Under pull_request_target the code of a fork would run with a write token and secrets")
+	default:
+		return fmt.Errorf("GITHUB_EVENT_NAME is %q: this Action runs on pull_request events only", name)
+	}
+	path := get("GITHUB_EVENT_PATH")
+	if path == "" {
+		return errors.New("GITHUB_EVENT_PATH is not set: run template-verify action as a step of a GitHub Actions job")
+	}
+	if r.ev, err = ReadEvent(path); err != nil {
+		return err
+	}
+	full := get("GITHUB_REPOSITORY")
+	owner, repo, ok := strings.Cut(full, "/")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+		return fmt.Errorf("GITHUB_REPOSITORY is %q: want owner/name", full)
+	}
+	r.owner, r.repo = owner, repo
+	if r.workspace = get("GITHUB_WORKSPACE"); r.workspace == "" {
+		return errors.New("GITHUB_WORKSPACE is not set: run template-verify action as a step of a GitHub Actions job")
+	}
+	if err := checkWorkspace(ctx, r.workspace); err != nil {
+		return err
+	}
+	switch {
+	case r.ev.Fork():
+		r.readOnly = fmt.Sprintf("This pull request comes from a fork (%s), so the token can only read.", orGone(r.ev.HeadRepo))
+	case r.in.Token == "":
+		r.readOnly = "The github-token input is empty, so the Action cannot write to GitHub."
+	}
+	return nil
+}
+
+func orGone(repo string) string {
+	if repo == "" {
+		return "the head repository is gone"
+	}
+	return repo
+}
+
+// checkWorkspace makes sure git can read the checkout.
+func checkWorkspace(ctx context.Context, dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("GITHUB_WORKSPACE %s is not a folder", dir)
+	}
+	if _, err := (gitx.Repo{Dir: dir}).Run(ctx, "rev-parse", "--git-dir"); err != nil {
+		if strings.Contains(err.Error(), "dubious ownership") {
+			return fmt.Errorf("git refuses the workspace %s: another user owns it (dubious ownership): %w", dir, err)
+		}
+		return fmt.Errorf("GITHUB_WORKSPACE %s is not a git repository: add actions/checkout with fetch-depth: 0 before this step: %w", dir, err)
+	}
+	return nil
+}
+
+func (r *runner) base() string {
+	if r.in.Base != "" {
+		return r.in.Base
+	}
+	return r.ev.BaseSHA
+}
+
+func (r *runner) head() string {
+	if r.in.Head != "" {
+		return r.in.Head
+	}
+	return r.ev.HeadSHA
+}
+
+// start makes the publisher and the in-progress check runs. A token that
+// may not write turns the run read-only.
+func (r *runner) start(ctx context.Context) {
+	client, err := publish.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &publish.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
+	if err != nil {
+		r.errs = append(r.errs, err)
+		r.readOnly = "The GitHub API URL is not valid, so the Action cannot write to GitHub."
+		return
+	}
+	r.pub, err = publish.New(publish.Target{
+		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: r.ev.HeadSHA, PR: r.ev.Number,
+		CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
+	})
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return
+	}
+	var names []string
+	for _, c := range r.o.Checks() {
+		names = append(names, c.Name())
+	}
+	r.runs, err = r.pub.Start(ctx, names)
+	switch {
+	case err == nil:
+	case publish.IsForbidden(err):
+		r.readOnly = "GitHub refused to create a check run (403), so the token can only read. This is so for Dependabot pull requests."
+		r.gha.Warningf("%s", r.readOnly)
+		r.pub = nil
+	default:
+		r.errs = append(r.errs, err)
+		r.readOnly = "The Action could not create its check runs, so it shows the report here."
+		r.pub = nil
+	}
+}
+
+func (r *runner) detailsURL() string {
+	server, id := r.o.Getenv("GITHUB_SERVER_URL"), r.o.Getenv("GITHUB_RUN_ID")
+	if server == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%s", strings.TrimRight(server, "/"), r.owner, r.repo, id)
+}
+
+// gate reads the gated branches from the configuration of the base
+// commit, which the pull request cannot change.
+func (r *runner) gate(ctx context.Context) publish.Gate {
+	branches := config.Default().Gate.Branches
+	cfg, err := verify.LoadConfig(ctx, gitx.Repo{Dir: r.workspace}, r.ev.BaseSHA)
+	if err != nil {
+		r.gha.Warningf("The gate uses the default branches %v: %s", branches, err)
+	} else {
+		branches = cfg.Gate.Branches
+	}
+	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: branches}
+}
+
+// comment publishes the comment and returns its URL.
+func (r *runner) comment(ctx context.Context, rep *report.Report) string {
+	if !r.in.Comment || r.pub == nil {
+		return ""
+	}
+	body, err := rep.Markdown()
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("render the comment: %w", err))
+		return ""
+	}
+	c, err := r.pub.Comment(ctx, body)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return ""
+	}
+	return c.URL
+}
+
+// verifyFailed completes the check runs with what failed, writes the
+// error to the job summary and returns the exit code.
+func (r *runner) verifyFailed(ctx context.Context, err error) int {
+	msg := err.Error()
+	if strings.Contains(msg, "unknown revision") {
+		msg += ". The checkout must hold both commits: use actions/checkout with fetch-depth: 0."
+	}
+	code, conclusion := ExitFail, "neutral"
+	var ue *verify.UsageError
+	if errors.As(err, &ue) {
+		code, conclusion = ExitUsage, "failure"
+	}
+	r.gha.Errorf("template-verify could not verify the pull request: %s", msg)
+	if r.runs != nil {
+		if aerr := r.runs.Abort(ctx, conclusion, "The verification did not finish", "template-verify could not verify the pull request: "+msg, r.gate(ctx)); aerr != nil {
+			r.gha.Errorf("%s", aerr)
+		}
+	}
+	r.writeSummary("## template-verify\n\nThe verification did not finish: " + summaryLine(msg) + "\n")
+	r.setOutput("conclusion", "error")
+	return code
+}
+
+func summaryLine(s string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+}
+
+// exitCode fails the job for a conclusion in fail-on, or when publishing
+// failed.
+func (r *runner) exitCode(rep *report.Report) int {
+	code := ExitPass
+	for _, err := range r.errs {
+		r.gha.Errorf("Publishing to GitHub failed: %s", err)
+		code = ExitFail
+	}
+	if bad := failsJob(rep.Results, r.in.FailOn); len(bad) > 0 {
+		r.gha.Errorf("The job fails because of fail-on: %s.", strings.Join(bad, ", "))
+		code = ExitFail
+	}
+	return code
+}
+
+func (r *runner) printReport(rep *report.Report) {
+	r.gha.Group("template-verify report")
+	fmt.Fprint(r.out, rep.Text())
+	r.gha.EndGroup()
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/formula-code/template-verify/action"
+)
+
+const actionUsage = `Usage: template-verify action
+
+Runs as the GitHub Action (see action.yml). It takes no arguments: it reads
+the inputs from INPUT_* variables, the pull_request event from
+GITHUB_EVENT_PATH, and the checkout from GITHUB_WORKSPACE.
+
+Exit status: 0 passed, 1 a conclusion in fail-on or publishing failed,
+2 bad input (environment, event file, inputs or configuration).
+`
+
+func cmdAction(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			fmt.Fprint(stdout, actionUsage)
+			return exitPass
+		}
+		fmt.Fprintf(stderr, "template-verify action: unexpected argument %q\n\n%s", args[0], actionUsage)
+		return exitUsage
+	}
+	return action.Run(ctx, action.Options{Stdout: stdout})
+}
