@@ -201,7 +201,7 @@ func (t *Template) Render(vars map[string]any) (out string, err error) {
 	// cost a third of the render time of test.sh.
 	var b strings.Builder
 	b.Grow(int(t.size.Load()) + 64)
-	if rerr := t.t.Execute(&b, exec.NewContext(vars)); rerr != nil {
+	if rerr := t.t.Execute(limitWriter{&b}, exec.NewContext(vars)); rerr != nil {
 		return "", renderError(file, rerr)
 	}
 	t.size.Store(int64(b.Len()))
@@ -221,14 +221,19 @@ func (e *Env) Render(name string, vars map[string]any) (string, error) {
 // closer to Jinja2: an include that resolves names from the loader root,
 // caches parsed files and names the included file in its errors; the
 // lowercase literal none, which Jinja2 has and gonja lacks; the tojson and
-// reverse filters of Jinja2; and str.replace with an optional count.
+// reverse filters of Jinja2; str.replace with an optional count; range as a
+// list; and guards against endless recursion (guards.go).
 var environment = newEnvironment()
 
 func newEnvironment() *exec.Environment {
 	def := gonja.DefaultEnvironment
 	cs := exec.NewControlStructureSet(map[string]parserFunc{}).Update(def.ControlStructures)
-	if err := cs.Replace("include", includeParser); err != nil {
-		panic(fmt.Sprintf("jinja: gonja has no include statement to replace: %v", err))
+	parsers := wrapParsers(def.ControlStructures)
+	parsers["include"] = includeParser
+	for name, p := range parsers {
+		if err := cs.Replace(name, p); err != nil {
+			panic(fmt.Sprintf("jinja: gonja has no %s statement to replace: %v", name, err))
+		}
 	}
 	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(def.Filters)
 	for name, fn := range map[string]exec.FilterFunction{"tojson": filterToJSON, "reverse": filterReverse} {
@@ -240,6 +245,7 @@ func newEnvironment() *exec.Environment {
 	methods.Str = strMethods(def.Methods.Str)
 	ctx := def.Context.Inherit()
 	ctx.Set("none", nil)
+	ctx.Set("range", rangeFunc)
 	return &exec.Environment{
 		Context:           ctx,
 		Filters:           filters,

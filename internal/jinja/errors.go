@@ -100,7 +100,35 @@ func renderError(file string, err error) error {
 	} else {
 		msg = strings.TrimPrefix(err.Error(), "unable to execute template: ")
 	}
-	return &Error{File: file, Line: line, Msg: cleanRenderMessage(msg)}
+	return &Error{File: file, Line: line, Msg: shorten(cleanRenderMessage(msg))}
+}
+
+// maxMsg is the longest message an Error keeps. gonja repeats its wrapping
+// text at every level of a recursion; the end of the message is the cause.
+const maxMsg = 400
+
+// shorten keeps the last parts ("a: b: cause") of a long message.
+func shorten(s string) string {
+	if len(s) <= maxMsg {
+		return s
+	}
+	parts := strings.Split(s, ": ")
+	out := ""
+	for i := len(parts) - 1; i >= 0; i-- {
+		next := parts[i]
+		if out != "" {
+			next += ": " + out
+		}
+		if len(next) > maxMsg-4 {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		r := []rune(s)
+		out = string(r[max(0, len(r)-(maxMsg-4)):])
+	}
+	return "…: " + out
 }
 
 // tokenRe matches gonja's dump of a token in a message.
@@ -170,7 +198,7 @@ func (e *Env) parseError(name, src string, err error) error {
 	if line == 0 {
 		line = e.stopLine(name, src)
 	}
-	return &Error{File: e.file(name), Line: line, Msg: "syntax error: " + msg}
+	return &Error{File: e.file(name), Line: line, Msg: "syntax error: " + shorten(msg)}
 }
 
 // nearText is a SyntaxError's message with the text it points at.

@@ -64,6 +64,10 @@ func (s *includeStmt) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) 
 		}
 		return fmt.Errorf("included template %s not found", quoteAll(names))
 	}
+	depth := includeDepth(r.Environment.Context)
+	if depth >= maxIncludeDepth {
+		return fmt.Errorf("includes nest more than %d levels deep: does a template include itself?", maxIncludeDepth)
+	}
 	t, err := l.env.parseCached(chosen)
 	if err != nil {
 		return err
@@ -85,6 +89,7 @@ func (s *includeStmt) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) 
 		ControlStructures: r.Environment.ControlStructures,
 		Methods:           r.Environment.Methods,
 	}
+	sub.Context.Set(depthKey, depth+1)
 	if err := exec.NewRenderer(sub, r.Output, r.Config, r.Loader, t).Execute(); err != nil {
 		return renderError(file, err)
 	}

@@ -1,0 +1,232 @@
+package jinja
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+
+	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
+	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
+)
+
+// A template from a pull request can recurse without end: a macro that calls
+// itself, a file that includes or extends itself. Python Jinja2 stops with
+// a RecursionError; gonja overflows the Go stack, which kills the whole
+// process (recover cannot catch it). These guards turn each case into an
+// error. Jinja2 3.1 under Python's default recursion limit stops macro
+// recursion at 247 levels and include recursion at about 990, so these
+// limits never fail a template that Jinja2 renders.
+const (
+	maxMacroDepth   = 400
+	maxIncludeDepth = 1000
+	// maxParseFrames bounds the Go stack of a parse that follows extends.
+	maxParseFrames = 3000
+)
+
+// maxOutput is the largest output a render may write.
+const maxOutput = 64 << 20
+
+var errTooLarge = fmt.Errorf("the output is larger than %d MiB", maxOutput>>20)
+
+// limitWriter stops a render whose output passes maxOutput.
+type limitWriter struct {
+	w interface {
+		WriteString(string) (int, error)
+		Len() int
+	}
+}
+
+func (l limitWriter) Write(p []byte) (int, error) { return l.WriteString(string(p)) }
+
+func (l limitWriter) WriteString(s string) (int, error) {
+	if l.w.Len()+len(s) > maxOutput {
+		return 0, errTooLarge
+	}
+	return l.w.WriteString(s)
+}
+
+// depthKey holds the include depth in a render's context; templates cannot
+// name it.
+const depthKey = "\x00include depth"
+
+func includeDepth(ctx *exec.Context) int {
+	if v, ok := ctx.Get(depthKey); ok {
+		if n, ok := v.(int); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// guardMacro counts the calls of one macro that are in progress. Each
+// render defines its macros again, so the counter belongs to one render.
+func guardMacro(name string, fn exec.Macro) exec.Macro {
+	depth := 0
+	return func(params *exec.VarArgs) *exec.Value {
+		if depth >= maxMacroDepth {
+			return exec.AsValue(fmt.Errorf("macro %q calls itself more than %d levels deep", name, maxMacroDepth))
+		}
+		depth++
+		defer func() { depth-- }()
+		return fn(params)
+	}
+}
+
+// guardName replaces the macro stored under name in the context with a
+// guarded one.
+func guardName(ctx *exec.Context, name string) {
+	v, ok := ctx.Get(name)
+	if !ok {
+		return
+	}
+	switch fn := v.(type) {
+	case exec.Macro:
+		ctx.Set(name, guardMacro(name, fn))
+	case map[string]exec.Macro: // {% import 'x' as name %}
+		guarded := make(map[string]exec.Macro, len(fn))
+		for k, m := range fn {
+			guarded[k] = guardMacro(name+"."+k, m)
+		}
+		ctx.Set(name, guarded)
+	}
+}
+
+// macroStmt is gonja's macro statement with a guarded macro.
+type macroStmt struct {
+	*controlStructures.MacroControlStructure
+}
+
+func (s *macroStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
+	if err := s.MacroControlStructure.Execute(r, tag); err != nil {
+		return err
+	}
+	guardName(r.Environment.Context, s.Name)
+	return nil
+}
+
+// importStmt is gonja's import or from statement with guarded macros.
+type importStmt struct {
+	exec.ControlStructure
+	names []string // the names the statement defines
+}
+
+func (s *importStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
+	if err := s.ControlStructure.Execute(r, tag); err != nil {
+		return err
+	}
+	for _, n := range s.names {
+		guardName(r.Environment.Context, n)
+	}
+	return nil
+}
+
+// wrapParsers returns the parsers of the statements that need a guard.
+func wrapParsers(cs *exec.ControlStructureSet) map[string]parserFunc {
+	orig := func(name string) parserFunc {
+		p, ok := cs.Get(name)
+		if !ok {
+			panic(fmt.Sprintf("jinja: gonja has no %s statement", name))
+		}
+		return p
+	}
+	macro, imp, from, extends, forLoop := orig("macro"), orig("import"), orig("from"), orig("extends"), orig("for")
+	return map[string]parserFunc{
+		"macro": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+			n, err := macro(p, args)
+			if m, ok := n.(*controlStructures.MacroControlStructure); ok && err == nil {
+				return &macroStmt{m}, nil
+			}
+			return n, err
+		},
+		"import": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+			n, err := imp(p, args)
+			if c, ok := n.(*controlStructures.ImportControlStructure); ok && err == nil {
+				// The alias is an unexported field; reflect can read it.
+				if f := reflect.ValueOf(c).Elem().FieldByName("as"); f.IsValid() && f.Kind() == reflect.String {
+					return &importStmt{ControlStructure: c, names: []string{f.String()}}, nil
+				}
+			}
+			return n, err
+		},
+		"from": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+			n, err := from(p, args)
+			if c, ok := n.(*controlStructures.FromImportControlStructure); ok && err == nil {
+				names := make([]string, 0, len(c.As))
+				for alias := range c.As {
+					names = append(names, alias)
+				}
+				return &importStmt{ControlStructure: c, names: names}, nil
+			}
+			return n, err
+		},
+		"for": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+			// gonja's loop(...) of a recursive loop has no place for a
+			// depth guard, and an endless one kills the process.
+			loc := args.Current()
+			n, err := forLoop(p, args)
+			if c, ok := n.(*controlStructures.ForControlStructure); ok && err == nil && c.Recursive {
+				return nil, &parser.SyntaxError{Message: "recursive for loops are not supported: gonja cannot stop an endless one", Line: loc.Line, Column: loc.Col}
+			}
+			return n, err
+		},
+		"extends": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+			// gonja reads the parent while it parses, so a cycle recurses
+			// in the parser: count the Go stack frames.
+			var pc [1]uintptr
+			if runtime.Callers(maxParseFrames, pc[:]) > 0 {
+				return nil, errors.New("extends nests too deep: does a template extend itself?")
+			}
+			return extends(p, args)
+		},
+	}
+}
+
+// rangeFunc is Jinja2's range as a list. gonja's range feeds a channel from
+// a goroutine, which stays blocked for ever when the loop stops early (an
+// error, or a range that is printed rather than looped over).
+func rangeFunc(params *exec.VarArgs) *exec.Value {
+	ints := make([]int, 0, 3)
+	for _, a := range params.Args {
+		if !a.IsInteger() {
+			return exec.AsValue(exec.ErrInvalidCall(fmt.Errorf("range() takes integers, not %s", a.String())))
+		}
+		ints = append(ints, a.Integer())
+	}
+	if len(params.KwArgs) > 0 {
+		return exec.AsValue(exec.ErrInvalidCall(errors.New("range() takes no keyword arguments")))
+	}
+	start, stop, step := 0, 0, 1
+	switch len(ints) {
+	case 1:
+		stop = ints[0]
+	case 2:
+		start, stop = ints[0], ints[1]
+	case 3:
+		start, stop, step = ints[0], ints[1], ints[2]
+	default:
+		return exec.AsValue(exec.ErrInvalidCall(fmt.Errorf("range expected 1 to 3 arguments, got %d", len(ints))))
+	}
+	if step == 0 {
+		return exec.AsValue(exec.ErrInvalidCall(errors.New("range() arg 3 must not be zero")))
+	}
+	n := 0
+	if step > 0 && start < stop {
+		n = (stop - start + step - 1) / step
+	} else if step < 0 && start > stop {
+		n = (start - stop - step - 1) / -step
+	}
+	if n > maxRange {
+		return exec.AsValue(fmt.Errorf("range() of %d numbers is more than the %d this tool allows", n, maxRange))
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = start + i*step
+	}
+	return exec.AsValue(out)
+}
+
+// maxRange bounds range(), which makes a list, unlike Jinja2's lazy range.
+const maxRange = 1_000_000
