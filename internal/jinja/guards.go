@@ -26,10 +26,8 @@ const (
 	maxParseFrames = 3000
 )
 
-// maxOutput is the largest output a render may write.
-const maxOutput = 64 << 20
-
-var errTooLarge = fmt.Errorf("the output is larger than %d MiB", maxOutput>>20)
+// maxOutput is the largest output a render may write; a variable for tests.
+var maxOutput = 64 << 20
 
 // limitWriter stops a render whose output passes maxOutput.
 type limitWriter struct {
@@ -43,7 +41,7 @@ func (l limitWriter) Write(p []byte) (int, error) { return l.WriteString(string(
 
 func (l limitWriter) WriteString(s string) (int, error) {
 	if l.w.Len()+len(s) > maxOutput {
-		return 0, errTooLarge
+		return 0, fmt.Errorf("the output is larger than %d MiB", maxOutput>>20)
 	}
 	return l.w.WriteString(s)
 }

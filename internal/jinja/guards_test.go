@@ -47,10 +47,13 @@ func TestEndlessRecursionIsAnError(t *testing.T) {
 }
 
 func TestOutputLimit(t *testing.T) {
-	e := newTestEnv(t, strict, map[string]string{"big.j2": "{% for i in range(70) %}{{ chunk }}{% endfor %}"})
-	_, err := e.Render("big.j2", map[string]any{"chunk": strings.Repeat("x", 1<<20)})
+	old := maxOutput
+	maxOutput = 2 << 20
+	defer func() { maxOutput = old }()
+	e := newTestEnv(t, strict, map[string]string{"big.j2": "a\n{% for i in range(30) %}{{ chunk }}{% endfor %}"})
+	_, err := e.Render("big.j2", map[string]any{"chunk": strings.Repeat("x", 100<<10)})
 	var je *Error
-	if !errors.As(err, &je) || !strings.Contains(je.Msg, "larger than 64 MiB") || je.Line != 1 {
+	if !errors.As(err, &je) || !strings.Contains(je.Msg, "larger than 2 MiB") || je.Line != 2 {
 		t.Errorf("error %v", err)
 	}
 }
