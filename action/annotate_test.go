@@ -9,6 +9,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/housestyle"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -101,5 +102,26 @@ func TestWorkflowCommandEscapes(t *testing.T) {
 	want := "::warning endLine=4,file=a%2Cb%3Ac.sh,line=3,title=t::100%25 sure%0Aline two ::x::\n"
 	if out.String() != want {
 		t.Errorf("got  %q\nwant %q", out.String(), want)
+	}
+}
+
+func TestNotesFollowHouseStyle(t *testing.T) {
+	texts := []string{
+		leftOutNote(leftOut{errors: 7, warnings: 3, notices: 3}),
+		leftOutNote(leftOut{errors: 1}),
+	}
+	h := stubHarness(t, func(pr map[string]any) { pr["head"].(map[string]any)["repo"] = nil }, restorePasses)
+	h.run()
+	first, _, _ := strings.Cut(h.summary(), "\n")
+	texts = append(texts, first)
+	for _, s := range texts {
+		for _, p := range housestyle.Lint(s) {
+			if p.Rule != housestyle.RuleSection {
+				t.Errorf("%s\nin: %s", p, s)
+			}
+		}
+	}
+	if !strings.Contains(texts[2], "the head repository is gone") {
+		t.Errorf("summary note %q", texts[2])
 	}
 }

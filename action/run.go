@@ -191,7 +191,7 @@ func checkWorkspace(ctx context.Context, dir string) error {
 	}
 	if _, err := (gitx.Repo{Dir: dir}).Run(ctx, "rev-parse", "--git-dir"); err != nil {
 		if strings.Contains(err.Error(), "dubious ownership") {
-			return fmt.Errorf("git refuses the workspace %s: another user owns it (dubious ownership): %w", dir, err)
+			return fmt.Errorf("git refuses the workspace %s: it belongs to another user (dubious ownership): %w", dir, err)
 		}
 		return fmt.Errorf("GITHUB_WORKSPACE %s is not a git repository: add actions/checkout with fetch-depth: 0 before this step: %w", dir, err)
 	}
