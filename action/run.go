@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -113,6 +114,10 @@ func (r *runner) run(ctx context.Context) int {
 		Progress: &checks.LineProgress{W: r.out},
 		Log:      r.log,
 	})
+	// The check runs must not stay in progress, even when the job is
+	// cancelled: finish on a context that outlives ctx for a short time.
+	ctx, cancel := finishContext(ctx)
+	defer cancel()
 	if err != nil {
 		return r.verifyFailed(ctx, err)
 	}
@@ -132,6 +137,19 @@ func (r *runner) run(ctx context.Context) int {
 	}
 	r.outputs(rep, commentURL)
 	return r.exitCode(rep)
+}
+
+// FinishTimeout is how long the Action may still publish after the job
+// is cancelled.
+const FinishTimeout = 30 * time.Second
+
+// finishContext is ctx while it is live; once it is done, it is a new
+// context that ends after FinishTimeout.
+func finishContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), FinishTimeout)
 }
 
 // setup reads the inputs, the environment and the event, and checks the

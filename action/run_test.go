@@ -290,3 +290,36 @@ func TestRunnerFilesMissingOrBroken(t *testing.T) {
 		t.Errorf("log:\n%s", h.stdout.String())
 	}
 }
+
+// A job cancelled during the verification still completes its check runs.
+func TestCancelledJobCompletesRuns(t *testing.T) {
+	h := stubHarness(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := checks.Result{Check: "render", Conclusion: checks.Cancelled, Title: "The job was cancelled"}
+	code := Run(ctx, Options{
+		Getenv: func(k string) string { return h.env[k] },
+		Stdout: &h.stdout,
+		Verify: func(ctx context.Context, o verify.Options) (*report.Report, error) {
+			cancel()
+			return stubReport(cancelled, restorePasses)(ctx, o)
+		},
+		Checks: h.checks,
+		Clock:  &fakeClock{},
+	})
+	if code != ExitFail {
+		t.Errorf("exit %d\n%s", code, h.stdout.String())
+	}
+	runs := h.srv.CheckRuns()
+	if len(runs) != 3 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != "completed" {
+			t.Errorf("%s left %s", r.Name, r.Status)
+		}
+	}
+	if runs[0].Conclusion != "cancelled" || runs[2].Conclusion != "failure" {
+		t.Errorf("render %s, gate %s", runs[0].Conclusion, runs[2].Conclusion)
+	}
+}
