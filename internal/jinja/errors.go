@@ -137,8 +137,13 @@ var tokenRe = regexp.MustCompile(`<Token\[\w+\] Val='((?s:.*?))' Pos=\d+ Line=\d
 // filterDumpRe matches gonja's dump of a filter call in a message.
 var filterDumpRe = regexp.MustCompile(`unable to evaluate filter &\{<Token\[\w+\] Val='[^']*' Pos=\d+ Line=\d+ Col=\d+> \w+ [^}]*\}: `)
 
+// guardFuncRe matches the Go name of a guarded macro, which gonja prints
+// when a macro is called through an attribute (m.name()).
+var guardFuncRe = regexp.MustCompile(`function '[^']*internal/jinja\.guardName[^']*'`)
+
 // cleanTokens replaces gonja's token dumps in a message with the token's text.
 func cleanTokens(s string) string {
+	s = guardFuncRe.ReplaceAllString(s, "function 'macro'")
 	s = filterDumpRe.ReplaceAllString(s, "")
 	return tokenRe.ReplaceAllString(s, "'$1'")
 }

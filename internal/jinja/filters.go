@@ -120,7 +120,7 @@ func (w *pyJSON) value(v any, depth int) error {
 	case reflect.Map:
 		return w.object(rv, depth)
 	default:
-		return fmt.Errorf("Object of type %T is not JSON serializable", v)
+		return fmt.Errorf("object of type %T is not JSON serializable", v)
 	}
 	return nil
 }
