@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// announceTries is how often the announcer tries one job before it gives
+// up on it.
+const announceTries = 3
+
+// announcer takes accepted jobs until the server stops.
+func (s *Server) announcer() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case d := <-s.annCh:
+			if s.stopping.Load() {
+				return // the job stays accepted for the next start
+			}
+			s.announceJob(d)
+		}
+	}
+}
+
+// announceJob finds the pull request of an accepted job, decides whether
+// its code may run, and makes the App's check run: queued, or neutral
+// with the way to start the run.
+func (s *Server) announceJob(delivery string) {
+	j, ok, err := s.store.Get(delivery)
+	if err != nil || !ok {
+		if err != nil {
+			s.log.Error("read an accepted job", "delivery", delivery, "error", err)
+		}
+		return
+	}
+	log := s.log.With("delivery", delivery)
+	ctx, cancel := context.WithTimeout(s.ctx, publishTimeout)
+	defer cancel()
+	var lastErr error
+	for try := 1; try <= announceTries; try++ {
+		lastErr = s.prepare(ctx, j, log)
+		if lastErr == nil || errors.Is(lastErr, errDrop) || ctx.Err() != nil {
+			break
+		}
+		log.Warn("prepare the job; trying again", append(jobAttrs(j), "error", lastErr, "try", try)...)
+		if s.cfg.Clock.Sleep(ctx, time.Duration(try)*2*time.Second) != nil {
+			break
+		}
+	}
+	switch {
+	case lastErr == nil:
+	case errors.Is(lastErr, errDrop):
+		log.Info("delivery needs no run", append(jobAttrs(j), "reason", lastErr.Error())...)
+		s.forget(j)
+	case s.stopping.Load():
+		// Accepted stays in the store: the next start tries again.
+	default:
+		log.Error("prepare the job; giving up", append(jobAttrs(j), "error", lastErr)...)
+		s.forget(j)
+	}
+}
+
+// errDrop marks a job that needs no run.
+var errDrop = errors.New("no run needed")
+
+func drop(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errDrop, fmt.Sprintf(format, args...))
+}
+
+func (s *Server) forget(j *Job) {
+	if err := s.store.Delete(j.Delivery); err != nil {
+		s.log.Error("delete the job", "delivery", j.Delivery, "error", err)
+	}
+}
+
+// prepare does the work of announceJob once.
+func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
+	in, err := s.clients.get(j.Installation)
+	if err != nil {
+		return err
+	}
+	if err := s.resolvePull(ctx, in, j); err != nil {
+		return err
+	}
+	trusted, why, err := s.trust(ctx, in, j)
+	if err != nil {
+		return err
+	}
+	if s.sched.has(j) {
+		return drop("a run of %s for #%d waits or runs already", short(j.HeadSHA), j.PR)
+	}
+	if !trusted {
+		if j.Event == "issue_comment" {
+			return drop("%s asked for a run without write access", j.Sender)
+		}
+		if err := s.createNeutral(ctx, in, j, why); err != nil {
+			return err
+		}
+		log.Info("the pull request waits for a maintainer", append(jobAttrs(j), "reason", why)...)
+		return drop("waits for a maintainer")
+	}
+	id, err := s.createQueued(ctx, in, j)
+	if err != nil {
+		return err
+	}
+	j.RunID, j.State = id, StateQueued
+	if err := s.store.Put(j); err != nil {
+		return err
+	}
+	log.Info("job queued", jobAttrs(j)...)
+	s.sched.add(j)
+	return nil
+}
+
+// resolvePull finds the pull request by head sha when the event has none
+// (fork pull requests in check_suite and check_run events), and reads it
+// when the event lacks its head, base or author.
+func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) error {
+	if j.PR == 0 {
+		prs, _, err := in.client.PullRequests.ListPullRequestsWithCommit(ctx, j.Owner, j.Repo, j.HeadSHA, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return fmt.Errorf("find the pull request of %s: %w", short(j.HeadSHA), err)
+		}
+		for _, p := range prs {
+			if p.GetHead().GetSHA() == j.HeadSHA && p.GetState() != "closed" {
+				j.PR = p.GetNumber()
+				break
+			}
+		}
+		if j.PR == 0 {
+			return drop("no open pull request has head %s", short(j.HeadSHA))
+		}
+	}
+	if !j.needsPull() {
+		return nil
+	}
+	p, _, err := in.client.PullRequests.Get(ctx, j.Owner, j.Repo, j.PR)
+	if err != nil {
+		return fmt.Errorf("read pull request #%d: %w", j.PR, err)
+	}
+	if p.GetState() == "closed" {
+		return drop("pull request #%d is closed", j.PR)
+	}
+	head := p.GetHead().GetSHA()
+	if j.HeadSHA != "" && j.HeadSHA != head {
+		return drop("%s is no longer the head of #%d", short(j.HeadSHA), j.PR)
+	}
+	j.HeadSHA, j.BaseSHA, j.BaseRef = head, p.GetBase().GetSHA(), p.GetBase().GetRef()
+	j.Author = p.GetUser().GetLogin()
+	j.Fork = !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), j.FullName())
+	return nil
+}
+
+// trust decides whether the code of the pull request may run: when a
+// person with write access asked for the run, or when the pull request is
+// not from a fork and its author has write access.
+func (s *Server) trust(ctx context.Context, in *installation, j *Job) (bool, string, error) {
+	if j.Request && j.Sender != "" {
+		ok, err := s.canWrite(ctx, in, j, j.Sender)
+		if err != nil || ok {
+			return ok, "", err
+		}
+	}
+	if j.Fork {
+		return false, "This pull request comes from a fork.", nil
+	}
+	ok, err := s.canWrite(ctx, in, j, j.Author)
+	if err != nil || ok {
+		return ok, "", err
+	}
+	return false, fmt.Sprintf("The author %s has no write access to this repository.", code(j.Author)), nil
+}
+
+func (s *Server) canWrite(ctx context.Context, in *installation, j *Job, user string) (bool, error) {
+	if user == "" {
+		return false, nil
+	}
+	p, resp, err := in.client.Repositories.GetPermissionLevel(ctx, j.Owner, j.Repo, user)
+	if err != nil {
+		if resp != nil && resp.StatusCode == 404 {
+			return false, nil
+		}
+		return false, fmt.Errorf("read the permission of %s: %w", user, err)
+	}
+	switch p.GetPermission() {
+	case "admin", "maintain", "write":
+		return true, nil
+	}
+	return false, nil
+}

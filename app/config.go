@@ -1,0 +1,85 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/report"
+)
+
+// MaxBody is the largest webhook body taken: GitHub caps payloads at
+// 25 MB.
+const MaxBody = 25 << 20
+
+// VerifyInput is what one verification gets.
+type VerifyInput struct {
+	Dir      string // the clone, with base and head fetched
+	Base     string
+	Head     string
+	RepoName string // owner/name
+	Log      *slog.Logger
+}
+
+// VerifyFunc runs one verification. The default runs verify.Run.
+type VerifyFunc func(ctx context.Context, in VerifyInput) (*report.Report, error)
+
+// Config configures the App server.
+type Config struct {
+	AppID         int64
+	PrivateKey    []byte // PEM
+	WebhookSecret []byte
+	// AppSlug makes the comment author "<slug>[bot]"; empty: asked from
+	// GET /app at start-up.
+	AppSlug string
+	// APIURL is the REST API base URL; empty: DefaultAPIURL. For GitHub
+	// Enterprise Server: https://HOST/api/v3.
+	APIURL string
+	// DataDir holds the store and the work folders.
+	DataDir string
+	// Workers is the number of verifications that run at once; <= 0: 2.
+	Workers int
+	// Announcers is the number of goroutines that create the queued check
+	// runs; <= 0: 4.
+	Announcers int
+	// ShutdownGrace is how long Shutdown lets running verifications
+	// finish before it stops them and keeps them for the next start.
+	// Zero: no wait.
+	ShutdownGrace time.Duration
+
+	// Verify runs one verification; nil: verify.Run with the default
+	// checks.
+	Verify VerifyFunc
+	// Checks are the check names whose runs are created before the
+	// verification; nil: the names of verify.DefaultChecks.
+	Checks []string
+	// Clock is used for all GitHub waits; nil: publish.RealClock.
+	Clock publish.Clock
+	// WriteInterval spaces the writes of one installation; zero:
+	// publish.DefaultWriteInterval, negative: no spacing.
+	WriteInterval time.Duration
+	// HTTPTransport is the base transport of API calls; nil:
+	// http.DefaultTransport.
+	HTTPTransport http.RoundTripper
+	Log           *slog.Logger
+}
+
+func (c *Config) check() error {
+	var errs []error
+	if c.AppID <= 0 {
+		errs = append(errs, errors.New("the App id is missing"))
+	}
+	if len(c.PrivateKey) == 0 {
+		errs = append(errs, errors.New("the App private key is missing"))
+	}
+	if len(c.WebhookSecret) == 0 {
+		errs = append(errs, errors.New("the webhook secret is missing"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("the data folder is missing"))
+	}
+	return errors.Join(errs...)
+}

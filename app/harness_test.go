@@ -1,0 +1,382 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/githttp"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/report"
+)
+
+const (
+	testAppID   = 4242
+	testInst    = 77
+	testOwner   = "octo"
+	testRepo    = "hello"
+	testFull    = testOwner + "/" + testRepo
+	testSecret  = "It's a Secret to Everybody"
+	fixturesDir = "../../shared/fixtures/github-webhooks"
+)
+
+var (
+	keyOnce sync.Once
+	testKey *rsa.PrivateKey
+)
+
+// appKey is the test App's RSA key, made once per test binary.
+func appKey(t testing.TB) *rsa.PrivateKey {
+	keyOnce.Do(func() {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		testKey = k
+	})
+	return testKey
+}
+
+func keyPEM(k *rsa.PrivateKey) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+}
+
+// fakeClock never waits; it records the waits asked for.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func (c *fakeClock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fixtureRepo is a small repository with a base and heads h1..h3.
+type fixtureRepo struct {
+	base  string
+	heads []string
+}
+
+func makeRepo(t *testing.T, dir string) fixtureRepo {
+	t.Helper()
+	ctx := context.Background()
+	r := gitx.Repo{Dir: dir}
+	run := func(args ...string) {
+		if _, err := r.Run(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run("init", "-q", "-b", "main")
+	write("templates/a/test.sh", "echo base\n")
+	run("add", "-A")
+	run("commit", "-q", "-m", "base")
+	base, _ := r.Resolve(ctx, "HEAD")
+	fr := fixtureRepo{base: base}
+	for i := 1; i <= 3; i++ {
+		write("templates/a/test.sh", fmt.Sprintf("echo head %d\n", i))
+		run("add", "-A")
+		run("commit", "-q", "-m", fmt.Sprintf("head %d", i))
+		sha, _ := r.Resolve(ctx, "HEAD")
+		fr.heads = append(fr.heads, sha)
+	}
+	return fr
+}
+
+// stubVerify is a fast verification: it checks that the clone has the
+// head, and reports one passing render check.
+type stubVerify struct {
+	calls atomic.Int32
+	// block, when set, makes a run of this head wait until its context
+	// ends; started gets the head when a run starts.
+	block   string
+	started chan string
+	mu      sync.Mutex
+	envs    [][]string
+}
+
+func (v *stubVerify) fn(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	v.calls.Add(1)
+	if v.started != nil {
+		v.started <- in.Head
+	}
+	v.mu.Lock()
+	v.envs = append(v.envs, os.Environ())
+	v.mu.Unlock()
+	if in.Head == v.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	data, ok, err := gitx.Repo{Dir: in.Dir}.ReadFile(ctx, in.Head, "templates/a/test.sh")
+	if err != nil || !ok {
+		return nil, fmt.Errorf("the clone lacks the head: %v", err)
+	}
+	return &report.Report{
+		Repo: in.RepoName, Base: in.Base, Head: in.Head, BaseRev: in.Base, HeadRev: in.Head,
+		Command: "template-verify run --repo . --base " + in.Base + " --head " + in.Head,
+		Results: []checks.Result{{Check: "render", Conclusion: checks.Success, Title: "Rendered 1 template", Summary: "test.sh: " + strings.TrimSpace(string(data))}},
+		Overall: checks.Success, ConfigSource: report.DefaultsSource,
+	}, nil
+}
+
+type harness struct {
+	t      *testing.T
+	gh     *fakegithub.AppServer
+	git    *githttp.Server
+	repo   fixtureRepo
+	data   string
+	clock  *fakeClock
+	logs   *syncBuffer
+	srv    *Server
+	web    *httptest.Server
+	verify VerifyFunc
+	checks []string
+	grace  time.Duration
+	base   int // requests to GitHub before the last start
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	k := appKey(t)
+	h := &harness{t: t, data: t.TempDir(), clock: &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}, checks: []string{"render"}}
+	h.gh = fakegithub.NewApp(t, testAppID, &k.PublicKey)
+	// Only known tokens and the installation tokens the fake makes work.
+	h.gh.AddToken("unused-admin-token", fakegithub.Token{Login: "admin"})
+	root := t.TempDir()
+	h.repo = makeRepo(t, filepath.Join(root, testRepo))
+	h.git = githttp.Start(t, root)
+	return h
+}
+
+// start starts a server on the harness's data folder.
+func (h *harness) start(v VerifyFunc) {
+	h.t.Helper()
+	srv, err := New(Config{
+		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
+		APIURL: h.gh.URL, DataDir: h.data, Workers: 2, Verify: v, Checks: h.checks,
+		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace,
+		Log: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
+	h.srv = srv
+	h.base = len(h.gh.Requests())
+	h.web = httptest.NewServer(srv.Handler())
+	h.t.Cleanup(h.stop)
+}
+
+// stop stops the server; a second call does nothing.
+func (h *harness) stop() {
+	if h.srv == nil {
+		return
+	}
+	h.web.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); err != nil {
+		h.t.Errorf("shutdown: %v", err)
+	}
+	h.srv = nil
+}
+
+// send posts a signed delivery and returns the status.
+func (h *harness) send(event, delivery string, body []byte) int {
+	h.t.Helper()
+	return h.sendSigned(event, delivery, body, Sign([]byte(testSecret), body))
+}
+
+func (h *harness) sendSigned(event, delivery string, body []byte, sig string) int {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, h.web.URL+"/webhook", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("Content-Type", "application/json")
+	if sig != "" {
+		req.Header.Set(SignatureHeader, sig)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// fixture reads a shared payload as a generic JSON object.
+func fixture(t testing.TB, name string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixturesDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func obj(m map[string]any, path ...string) map[string]any {
+	for _, p := range path {
+		m = m[p].(map[string]any)
+	}
+	return m
+}
+
+// rewriteRepo points a payload at the fixture repository and installation.
+func (h *harness) rewriteRepo(p map[string]any) {
+	repo := obj(p, "repository")
+	repo["full_name"], repo["name"], repo["clone_url"] = testFull, testRepo, h.git.URL+"/"+testRepo
+	obj(repo, "owner")["login"] = testOwner
+	p["installation"] = map[string]any{"id": testInst}
+}
+
+// pullPayload is the shared synchronize payload rewritten to the fixture
+// repository, pull request number and head.
+func (h *harness) pullPayload(action string, number int, head string, fork bool) []byte {
+	p := fixture(h.t, "pull_request/synchronize.payload.json")
+	h.rewriteRepo(p)
+	p["action"], p["number"] = action, number
+	pr := obj(p, "pull_request")
+	pr["number"] = number
+	obj(pr, "head")["sha"] = head
+	obj(pr, "base")["sha"], obj(pr, "base")["ref"] = h.repo.base, "main"
+	headRepo := obj(pr, "head", "repo")
+	headRepo["full_name"], headRepo["fork"] = testFull, false
+	if fork {
+		headRepo["full_name"], headRepo["fork"] = "forker/hello", true
+	}
+	obj(pr, "base", "repo")["full_name"] = testFull
+	obj(pr, "user")["login"] = "dev"
+	b, _ := json.Marshal(p)
+	return b
+}
+
+// commentPayload is an issue_comment on pull request number.
+func (h *harness) commentPayload(number int, login, body string) []byte {
+	p := fixture(h.t, "issue_comment/created.with-installation.payload.json")
+	h.rewriteRepo(p)
+	issue := obj(p, "issue")
+	issue["number"] = number
+	issue["pull_request"] = map[string]any{"url": "x"}
+	c := obj(p, "comment")
+	c["body"] = body
+	obj(c, "user")["login"] = login
+	obj(p, "sender")["login"] = login
+	b, _ := json.Marshal(p)
+	return b
+}
+
+// waitFor polls cond for up to 60 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// runsOf returns the check runs on sha by name (the last run of a name).
+func (h *harness) runsOf(sha string) map[string]fakegithub.CheckRun {
+	out := map[string]fakegithub.CheckRun{}
+	for _, c := range h.gh.CheckRuns() {
+		if c.HeadSHA == sha {
+			out[c.Name] = c
+		}
+	}
+	return out
+}
+
+// allDone reports whether every run on sha is completed and the App's
+// run is there.
+func (h *harness) allDone(sha string, n int) bool {
+	runs := h.runsOf(sha)
+	if len(runs) < n {
+		return false
+	}
+	for _, c := range runs {
+		if c.Status != "completed" {
+			return false
+		}
+	}
+	return true
+}
+
+// idle reports whether no job is left in the store.
+func (h *harness) idle() bool {
+	jobs, err := h.srv.store.Jobs()
+	return err == nil && len(jobs) == 0
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"fmt"
+	"time"
+)
+
+// Job states in the store.
+const (
+	// StateAccepted: the delivery is stored; the announcer has not seen it.
+	StateAccepted = "accepted"
+	// StateQueued: the queued check run exists; a worker takes it next.
+	StateQueued = "queued"
+	// StateRunning: a worker runs it. At start-up this means the process
+	// stopped during the run.
+	StateRunning = "running"
+)
+
+// Job is one accepted delivery that may lead to a verification.
+type Job struct {
+	Delivery     string `json:"delivery"`
+	Event        string `json:"event"`
+	Action       string `json:"action"`
+	Installation int64  `json:"installation"`
+	Owner        string `json:"owner"`
+	Repo         string `json:"repo"`
+	CloneURL     string `json:"clone_url"`
+	PR           int    `json:"pr"`
+	HeadSHA      string `json:"head_sha"`
+	BaseSHA      string `json:"base_sha"`
+	BaseRef      string `json:"base_ref"`
+	Fork         bool   `json:"fork"`
+	Author       string `json:"author"`
+	Sender       string `json:"sender"`
+	// Request is true when a person asked for the run: a comment command,
+	// a re-run button or a re-request. The sender then needs write access.
+	Request bool `json:"request"`
+
+	State    string    `json:"state"`
+	Accepted time.Time `json:"accepted"`
+	// RunID is the "template-verify" check run made when the job was
+	// announced.
+	RunID int64 `json:"run_id"`
+	// CheckRunIDs are the per-check runs of the current attempt.
+	CheckRunIDs []int64 `json:"check_run_ids"`
+	Attempts    int     `json:"attempts"`
+}
+
+// FullName is owner/repo.
+func (j *Job) FullName() string { return j.Owner + "/" + j.Repo }
+
+// PRKey names the pull request: owner/repo#n.
+func (j *Job) PRKey() string { return fmt.Sprintf("%s/%s#%d", j.Owner, j.Repo, j.PR) }
+
+// needsPull reports whether the announcer must read the pull request
+// from the API to know its head, base and author.
+func (j *Job) needsPull() bool {
+	return j.PR == 0 || j.HeadSHA == "" || j.BaseSHA == "" || j.Author == "" || j.BaseRef == ""
+}

@@ -1,0 +1,227 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// Server is the App: the webhook handler, the store, the announcers and
+// the workers.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   *Store
+	metrics *Metrics
+	clients *clients
+	verify  VerifyFunc
+	checks  []string
+	bot     string // the comment author
+
+	stopping atomic.Bool
+	ctx      context.Context // stopped by Shutdown after the grace
+	stop     context.CancelCauseFunc
+	wg       sync.WaitGroup
+	announce func(delivery string)
+	annCh    chan string
+	sched    *scheduler
+}
+
+// errShutdown is the cause of a run stopped by Shutdown; the job stays in
+// the store and runs again at the next start.
+var errShutdown = errors.New("the server stops")
+
+// New opens the store and prepares the server. Start starts its work.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	key, err := parseKey(cfg.PrivateKey)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	if cfg.Announcers <= 0 {
+		cfg.Announcers = 4
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = publish.RealClock{}
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	st, err := OpenStore(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, store: st, metrics: NewMetrics(), verify: cfg.Verify, checks: cfg.Checks}
+	base := cfg.HTTPTransport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	s.clients = &clients{
+		appID: cfg.AppID, key: key, baseURL: cfg.APIURL,
+		base:  countingTransport{base: base, m: s.metrics},
+		cache: map[int64]*installation{},
+		newPub: func(b http.RoundTripper) *publish.Transport {
+			return &publish.Transport{Base: b, Clock: cfg.Clock, WriteInterval: cfg.WriteInterval, Log: log}
+		},
+	}
+	if s.verify == nil {
+		s.verify = defaultVerify
+	}
+	if s.checks == nil {
+		for _, c := range verify.DefaultChecks() {
+			s.checks = append(s.checks, c.Name())
+		}
+	}
+	if cfg.AppSlug != "" {
+		s.bot = cfg.AppSlug + "[bot]"
+	}
+	s.ctx, s.stop = context.WithCancelCause(context.Background())
+	s.annCh = make(chan string, 4096)
+	s.announce = func(d string) {
+		select {
+		case s.annCh <- d:
+		default:
+			// The channel is full: the job stays in the store as
+			// accepted; the sweep picks it up.
+			s.log.Warn("announce queue full; the job waits for the next sweep", "delivery", d)
+		}
+	}
+	s.sched = newScheduler()
+	s.metrics.queue = s.sched.depth
+	return s, nil
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Handler is the HTTP handler: POST /webhook (also POST /), GET /healthz,
+// GET /metrics.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/webhook", s.handleWebhook)
+	mux.HandleFunc("POST /{$}", s.handleWebhook)
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.metrics)
+	return mux
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	if s.stopping.Load() {
+		http.Error(w, "stopping", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+// Start finds the App's login when needed, takes up the work left in the
+// store, and starts the announcers and workers.
+func (s *Server) Start(ctx context.Context) error {
+	if s.bot == "" {
+		slug, err := s.appSlug(ctx)
+		if err != nil {
+			return err
+		}
+		s.bot = slug + "[bot]"
+	}
+	if err := s.store.PruneDeliveries(time.Now()); err != nil {
+		s.log.Warn("prune old delivery ids", "error", err)
+	}
+	jobs, err := s.store.Jobs()
+	if err != nil {
+		return err
+	}
+	for i := 0; i < s.cfg.Announcers; i++ {
+		s.wg.Add(1)
+		go s.announcer()
+	}
+	for i := 0; i < s.cfg.Workers; i++ {
+		s.wg.Add(1)
+		go s.worker()
+	}
+	for _, j := range jobs {
+		switch j.State {
+		case StateAccepted:
+			s.announce(j.Delivery)
+		case StateQueued:
+			s.sched.add(j)
+		case StateRunning:
+			s.log.Info("a run stopped with the server; it runs again", append(jobAttrs(j), "delivery", j.Delivery)...)
+			s.resume(j)
+		}
+	}
+	return nil
+}
+
+// appSlug asks GET /app with the App's JWT.
+func (s *Server) appSlug(ctx context.Context) (string, error) {
+	in, err := s.clients.appClient()
+	if err != nil {
+		return "", err
+	}
+	app, _, err := in.Apps.Get(ctx, "")
+	if err != nil {
+		return "", fmt.Errorf("find the App's slug (GET /app; or set the App slug): %w", err)
+	}
+	if app.GetSlug() == "" {
+		return "", errors.New("GET /app gave no slug; set the App slug")
+	}
+	return app.GetSlug(), nil
+}
+
+// Shutdown stops taking work, lets running verifications finish for the
+// grace period, then stops them (they run again at the next start), and
+// closes the store. Call it after the HTTP server has stopped.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
+	s.sched.close()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	grace := time.NewTimer(s.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		s.stop(errShutdown)
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("stop the workers: %w", ctx.Err())
+		}
+	case <-ctx.Done():
+		s.stop(errShutdown)
+		<-done
+	}
+	s.stop(errShutdown)
+	return s.store.Close()
+}
+
+// workDir is the folder of one job's clone.
+func (s *Server) workDir(j *Job) string {
+	return filepath.Join(s.cfg.DataDir, "work", j.Delivery)
+}
+
+func (s *Server) removeWork(j *Job) {
+	if err := os.RemoveAll(s.workDir(j)); err != nil {
+		s.log.Warn("remove the work folder", "delivery", j.Delivery, "error", err)
+	}
+}

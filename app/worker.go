@@ -1,0 +1,206 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// defaultVerify runs verify.Run with the default checks.
+func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	return verify.Run(ctx, verify.Options{
+		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName,
+		Command: fmt.Sprintf("template-verify run --repo . --base %s --head %s", in.Base, in.Head),
+		Log:     in.Log,
+	})
+}
+
+// worker runs jobs until the scheduler closes.
+func (s *Server) worker() {
+	defer s.wg.Done()
+	for {
+		j, ok := s.sched.next()
+		if !ok {
+			return
+		}
+		s.runJob(j)
+	}
+}
+
+// resume queues a job that was running when the process stopped. Its
+// worker first concludes the check runs the stopped run left open.
+func (s *Server) resume(j *Job) { s.sched.add(j) }
+
+// runJob runs one verification and publishes it.
+func (s *Server) runJob(j *Job) {
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	s.sched.started(j, cancel)
+	defer s.sched.finished(j)
+	log := s.log.With(append([]any{"delivery", j.Delivery}, jobAttrs(j)...)...)
+	// Publishing goes on after a cancel, so that no check run stays open.
+	pubCtx, pubCancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer pubCancel()
+	in, err := s.clients.get(j.Installation)
+	if err != nil {
+		log.Error("installation client", "error", err)
+		return
+	}
+	if len(j.CheckRunIDs) > 0 {
+		err := s.closeRuns(pubCtx, in, j, j.CheckRunIDs, "cancelled", "The server stopped during this run",
+			"The template-verify server stopped while this check ran. A new run of the same commit replaces it.")
+		if err != nil {
+			log.Warn("conclude the check runs of the stopped run", "error", err)
+		}
+		j.CheckRunIDs = nil
+	}
+	if newer, ok := s.sched.superseded(j); ok {
+		s.cancelled(pubCtx, in, j, nil, newer, log)
+		return
+	}
+	j.State = StateRunning
+	j.Attempts++
+	if err := s.store.Put(j); err != nil {
+		log.Error("store the job", "error", err)
+	}
+	start := time.Now()
+	log.Info("verification starts", "attempt", j.Attempts)
+	if err := s.setRun(pubCtx, in, j, "", "The verification runs", fmt.Sprintf("template-verify verifies %s.", code(short(j.HeadSHA)))); err != nil {
+		log.Warn("mark the check run in progress", "error", err)
+	}
+	runs, rep, err := s.execute(ctx, in, j, log)
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, new(supersededError)):
+		var se supersededError
+		errors.As(cause, &se)
+		s.cancelled(pubCtx, in, j, runs, se.newer, log)
+		return
+	case errors.Is(cause, errShutdown):
+		log.Info("the server stops; the run starts again at the next start")
+		return
+	}
+	defer s.removeWork(j)
+	defer s.forget(j)
+	s.metrics.Run(time.Since(start))
+	if err != nil {
+		msg := redactAll(err.Error())
+		log.Error("verification failed", "error", msg)
+		if runs != nil {
+			if aerr := runs.Abort(pubCtx, "neutral", "The verification stopped", "template-verify could not finish the verification: "+msg, publish.Gate{}); aerr != nil {
+				log.Warn("conclude the check runs", "error", aerr)
+			}
+		}
+		if err := s.setRun(pubCtx, in, j, "neutral", "The verification stopped", "template-verify could not finish the verification: "+msg); err != nil {
+			log.Warn("conclude the check run", "error", err)
+		}
+		return
+	}
+	s.publish(pubCtx, in, j, runs, rep, log)
+}
+
+// execute clones, starts the check runs and verifies. runs is nil when
+// the check runs were not made.
+func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slog.Logger) (*publish.Runs, *report.Report, error) {
+	dir := s.workDir(j)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, nil, fmt.Errorf("clean the work folder: %w", err)
+	}
+	token, err := in.token(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := clone(ctx, j.CloneURL, token, dir, j.BaseSHA, j.HeadSHA); err != nil {
+		return nil, nil, err
+	}
+	token = ""
+	pub, err := publish.New(publish.Target{
+		Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := pub.Start(ctx, s.checks)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range runs.Infos() {
+		j.CheckRunIDs = append(j.CheckRunIDs, r.ID)
+	}
+	if err := s.store.Put(j); err != nil {
+		return runs, nil, err
+	}
+	rep, err := s.verify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log})
+	if err != nil {
+		return runs, nil, fmt.Errorf("verify: %w", err)
+	}
+	return runs, rep, nil
+}
+
+// publish completes the check runs and the gate, writes the comment and
+// concludes the App's check run.
+func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *publish.Runs, rep *report.Report, log *slog.Logger) {
+	gate := publish.Gate{BaseRef: j.BaseRef}
+	if cfg, err := verify.LoadConfig(ctx, gitx.Repo{Dir: s.workDir(j)}, j.HeadSHA); err == nil {
+		gate.Branches = cfg.Gate.Branches
+	}
+	infos, err := runs.Complete(ctx, rep, gate)
+	if err != nil {
+		log.Warn("complete the check runs", "error", err)
+	}
+	pub, _ := publish.New(publish.Target{
+		Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
+	})
+	body, err := rep.Markdown()
+	var comment publish.CommentResult
+	if err == nil {
+		comment, err = pub.Comment(ctx, body)
+	}
+	if err != nil {
+		log.Warn("publish the comment", "error", err)
+	}
+	g := publish.GateOf(rep.Results, gate)
+	var lines []string
+	for _, r := range infos {
+		lines = append(lines, fmt.Sprintf("- %s: %s", publish.RunName(r.Check), r.Conclusion))
+	}
+	summary := fmt.Sprintf("template-verify verified %s. The checks concluded:\n\n%s", code(short(j.HeadSHA)), strings.Join(lines, "\n"))
+	if comment.URL != "" {
+		summary += "\n\nThe pull-request comment has the report: " + comment.URL
+	}
+	concl := publish.ConclusionOf(rep.Overall)
+	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+g.Title, summary); err != nil {
+		log.Warn("conclude the check run", "error", err)
+	}
+	log.Info("verification finished", "conclusion", concl, "gate", g.Conclusion)
+}
+
+// cancelled concludes the runs of a job whose head a newer push replaced.
+func (s *Server) cancelled(ctx context.Context, in *installation, j *Job, runs *publish.Runs, newer string, log *slog.Logger) {
+	defer s.removeWork(j)
+	defer s.forget(j)
+	why := fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))
+	if runs != nil {
+		var ids []int64
+		for _, r := range runs.Infos() {
+			ids = append(ids, r.ID)
+		}
+		if err := s.closeRuns(ctx, in, j, ids, "cancelled", "Cancelled: a newer push replaced this commit", why); err != nil {
+			log.Warn("cancel the check runs", "error", err)
+		}
+	}
+	if err := s.setRun(ctx, in, j, "cancelled", "Cancelled: a newer push replaced this commit", why); err != nil {
+		log.Warn("cancel the check run", "error", err)
+	}
+	log.Info("run cancelled", "newer", newer)
+}
