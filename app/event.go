@@ -92,14 +92,24 @@ func DecodeEvent(event string, body []byte) (*Job, error) {
 	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
 		return nil, fmt.Errorf("decode the %s payload: repository.full_name %q is not owner/name", event, p.Repository.FullName)
 	}
+	j := &Job{
+		Event: event, Action: p.Action,
+		Owner: owner, Repo: repo, CloneURL: p.Repository.CloneURL, Sender: p.Sender.Login,
+	}
+	j, err := j.decode(p)
+	if err != nil {
+		return nil, err
+	}
 	if p.Installation == nil || p.Installation.ID <= 0 {
 		return nil, fmt.Errorf("decode the %s payload: no installation.id (is the App installed?)", event)
 	}
-	j := &Job{
-		Event: event, Action: p.Action, Installation: p.Installation.ID,
-		Owner: owner, Repo: repo, CloneURL: p.Repository.CloneURL, Sender: p.Sender.Login,
-	}
-	switch event {
+	j.Installation = p.Installation.ID
+	return j, nil
+}
+
+// decode reads the event's own part of the payload.
+func (j *Job) decode(p payload) (*Job, error) {
+	switch j.Event {
 	case "pull_request":
 		return j.fromPull(p)
 	case "check_suite":

@@ -38,6 +38,7 @@ const usage = `template-verify verifies pull requests that change task templates
 Usage:
   template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text]
   template-verify demo [--bad | --head NAME] [--format markdown|json|text] [--keep DIR]
+  template-verify serve --app-id ID --private-key-file FILE --webhook-secret-file FILE [--listen ADDR] (the GitHub App)
   template-verify action   (the GitHub Action; reads GITHUB_* and INPUT_* variables)
   template-verify version
 
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "action":
 		return cmdAction(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

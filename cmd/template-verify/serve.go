@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/formula-code/template-verify/app"
+)
+
+// cmdServe runs the GitHub App: `template-verify serve`. Every flag has
+// an environment variable; a flag wins over its variable.
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := func(name, def string) string {
+		if v, ok := os.LookupEnv(name); ok {
+			return v
+		}
+		return def
+	}
+	appID := fs.String("app-id", env("TEMPLATE_VERIFY_APP_ID", ""), "the GitHub App id (TEMPLATE_VERIFY_APP_ID)")
+	keyFile := fs.String("private-key-file", env("TEMPLATE_VERIFY_PRIVATE_KEY_FILE", ""), "the App's PEM private key file (TEMPLATE_VERIFY_PRIVATE_KEY_FILE); or the key itself in TEMPLATE_VERIFY_PRIVATE_KEY")
+	secretFile := fs.String("webhook-secret-file", env("TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE", ""), "a file with the webhook secret (TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE); or the secret in TEMPLATE_VERIFY_WEBHOOK_SECRET")
+	listen := fs.String("listen", env("TEMPLATE_VERIFY_LISTEN", ":8080"), "the listen address (TEMPLATE_VERIFY_LISTEN)")
+	apiURL := fs.String("api-url", env("TEMPLATE_VERIFY_API_URL", app.DefaultAPIURL), "the GitHub REST API URL; for GitHub Enterprise Server https://HOST/api/v3 (TEMPLATE_VERIFY_API_URL)")
+	slug := fs.String("app-slug", env("TEMPLATE_VERIFY_APP_SLUG", ""), "the App's slug; empty: read from GET /app (TEMPLATE_VERIFY_APP_SLUG)")
+	workers := fs.Int("workers", envInt("TEMPLATE_VERIFY_WORKERS", 2), "verifications that run at once (TEMPLATE_VERIFY_WORKERS)")
+	dataDir := fs.String("data-dir", env("TEMPLATE_VERIFY_DATA_DIR", "/var/lib/template-verify"), "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
+	grace := fs.Duration("shutdown-grace", envDuration("TEMPLATE_VERIFY_SHUTDOWN_GRACE", 30*time.Second), "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
+	verbose := fs.Bool("v", false, "log debug lines")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "template-verify serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	id, err := strconv.ParseInt(*appID, 10, 64)
+	if err != nil || id <= 0 {
+		fmt.Fprintf(stderr, "template-verify serve: --app-id %q is not an App id\n", *appID)
+		return exitUsage
+	}
+	key, err := secretValue(*keyFile, "TEMPLATE_VERIFY_PRIVATE_KEY", "private key")
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
+		return exitUsage
+	}
+	secret, err := secretValue(*secretFile, "TEMPLATE_VERIFY_WEBHOOK_SECRET", "webhook secret")
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
+		return exitUsage
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := app.New(app.Config{
+		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
+		DataDir: *dataDir, Workers: *workers, ShutdownGrace: *grace, Log: log,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
+		return exitUsage
+	}
+	if err := srv.Start(ctx); err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
+		return exitFail
+	}
+	hs := &http.Server{Addr: *listen, Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	log.Info("template-verify serve listens", "addr", *listen, "api", *apiURL, "workers", *workers)
+	code := exitPass
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			log.Error("listen", "error", err)
+			code = exitFail
+		}
+	case <-ctx.Done():
+		log.Info("stopping: no new work; running verifications get the grace period")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), *grace+time.Minute)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Error("stop", "error", err)
+		code = exitFail
+	}
+	fmt.Fprintln(stdout, "template-verify serve stopped")
+	return code
+}
+
+// secretValue reads a secret from file, else from the environment.
+func secretValue(file, envName, what string) ([]byte, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read the %s: %w", what, err)
+		}
+		return trimNewline(b), nil
+	}
+	if v := os.Getenv(envName); v != "" {
+		return trimNewline([]byte(v)), nil
+	}
+	return nil, fmt.Errorf("the %s is missing: give a file or set %s", what, envName)
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return def
+}
