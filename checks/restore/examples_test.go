@@ -69,6 +69,9 @@ func exampleInput(t *testing.T, head string) *checks.Input {
 
 func TestExampleGoodHeadPassesEveryScenario(t *testing.T) {
 	in := exampleInput(t, examples.HeadGood)
+	// Ten random sets keep the test short; the check itself runs the 40
+	// of the example's config.
+	in.Config.Restore.Random.Count = 10
 	res := New().Run(context.Background(), in)
 	if res.Conclusion != checks.Success {
 		logFindings(t, res)
@@ -80,7 +83,7 @@ func TestExampleGoodHeadPassesEveryScenario(t *testing.T) {
 			t.Errorf("%s: %q", sc.Name, v[sc.Name])
 		}
 	}
-	if got := v["random sets (seed 1)"]; got != "40 of 40 pass" {
+	if got := v["random sets (seed 1)"]; got != "10 of 10 pass" {
 		t.Errorf("random sets: %q", got)
 	}
 	// The good head adds the three test-file patterns: the policy change
@@ -141,18 +144,13 @@ func TestExampleBadRestoreHeadsFail(t *testing.T) {
 		t.Run(c.head, func(t *testing.T) {
 			in := exampleInput(t, c.head)
 			in.Config.Restore.Random.Count = 0 // the catalogue is enough here
-			res := New().Run(context.Background(), in)
+			// Only the scenarios the case names, to keep the test short;
+			// TestGoodScriptPassesEveryScenario runs them all.
+			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s, want failure: %s", res.Conclusion, res.Title)
 			}
 			v := verdicts(t, res)
-			var failing []string
-			for _, sc := range Catalogue() {
-				if v[sc.Name] != string(Pass) {
-					failing = append(failing, sc.Name)
-				}
-			}
-			t.Logf("failing scenarios: %s", strings.Join(failing, ", "))
 			for _, name := range c.fail {
 				if v[name] != string(Fail) {
 					t.Errorf("%s: verdict %q, want fail", name, v[name])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,4 +147,18 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(d)
 	}
 	os.Exit(code)
+}
+
+// scenarios picks catalogue scenarios by name.
+func scenarios(t testing.TB, names ...string) []Scenario {
+	t.Helper()
+	var out []Scenario
+	for _, n := range names {
+		i := slices.IndexFunc(Catalogue(), func(s Scenario) bool { return s.Name == n })
+		if i < 0 {
+			t.Fatalf("no scenario %s", n)
+		}
+		out = append(out, Catalogue()[i])
+	}
+	return out
 }

@@ -68,9 +68,7 @@ func policyFinding(in *checks.Input) (*checks.Finding, string) {
 		Message: fmt.Sprintf("The head adds %d and removes %d restore patterns. Check that the change is intended.", len(ch.Added), len(ch.Removed)),
 		Details: "added:\n" + lines(ch.Added) + "removed:\n" + lines(ch.Removed),
 	}
-	if in.Config.Source != "" && !strings.HasPrefix(in.Config.Source, "(") {
-		f.Path = config.Path
-	}
+	f.Path = configFile(in.Config)
 	return f, note
 }
 

@@ -62,8 +62,11 @@ func assemble(res *checks.Result, ri resultInput) {
 		res.Findings = append(res.Findings, checks.Finding{
 			Path: ri.step.Template, Line: ri.step.Line, Level: checks.LevelFailure,
 			Title:   "More random restore sets fail",
-			Message: fmt.Sprintf("%d more random sets fail and are not shrunk: %s.", len(failedRandom), strings.Join(failedRandom, ", ")),
+			Message: fmt.Sprintf("%s: %s.", plural(len(failedRandom), "more random set fails and is not shrunk", "more random sets fail and are not shrunk"), strings.Join(failedRandom, ", ")),
 		})
+	}
+	if ri.skipReason == "" && ri.count == 0 {
+		table.Rows = append(table.Rows, []string{"random sets", "not run", "restore.random.count is 0"})
 	}
 	if ri.skipReason != "" {
 		table.Rows = append(table.Rows, []string{fmt.Sprintf("random sets (seed %d)", ri.seed), "not run", ri.skipReason})
@@ -102,7 +105,7 @@ func discardedCell(o Outcome) string {
 	switch {
 	case o.Verdict == Broken:
 		return "unknown"
-	case !o.Expect.Ran:
+	case !o.Expect.Ran && o.Expect.Reason != "":
 		return "none: " + o.Expect.Reason
 	case len(o.Expect.Discarded) == 0:
 		return "none"
@@ -131,8 +134,8 @@ func randomFinding(step *Step, seed int64, i, n int, full Outcome, sh shrunkSet)
 	return checks.Finding{
 		Path: step.Template, Line: step.Line, Level: checks.LevelFailure,
 		Title: fmt.Sprintf("Random restore set %d fails", i+1),
-		Message: fmt.Sprintf("Random set %d of %d (seed %d) fails. It shrinks from %d to %d edits, which give: %s.",
-			i+1, n, seed, len(full.Scenario.Edits), len(sh.Edits), firstDiffs(sh.Outcome.Diffs)),
+		Message: fmt.Sprintf("Random set %d of %d (seed %d) fails with %s. The shortest failing list has %s: %s.",
+			i+1, n, seed, plural(len(full.Scenario.Edits), "edit", "edits"), plural(len(sh.Edits), "edit", "edits"), firstDiffs(sh.Outcome.Diffs)),
 		Details: details(sh.Outcome, sh.Edits),
 	}
 }
@@ -191,11 +194,11 @@ func sandboxNote(outs []Outcome) string {
 	case ran == 0:
 		return "No scenario ran the restore step."
 	case boxed == ran:
-		return "The restore step ran in a bubblewrap sandbox without network. It could write only its scenario folder."
+		return "The restore step runs in a bubblewrap sandbox without network. It can write only its scenario folder."
 	case boxed == 0:
-		return "The restore step ran without a sandbox, because bubblewrap is not usable here or is turned off."
+		return "The restore step runs without a sandbox, because bubblewrap is not usable here or is turned off."
 	}
-	return fmt.Sprintf("The restore step ran in a bubblewrap sandbox in %d of %d runs.", boxed, ran)
+	return fmt.Sprintf("The restore step runs in a bubblewrap sandbox in %d of %d runs.", boxed, ran)
 }
 
 func mappingNote(s *Step) string {
@@ -214,4 +217,11 @@ func mappingNote(s *Step) string {
 		return how + ". It runs with bash in each fixture repository."
 	}
 	return fmt.Sprintf("%s. It runs with bash in each fixture repository, with %s mapped onto fixture folders.", how, strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -45,7 +45,7 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*St
 	g, rel, err := in.Config.ResolveTemplate(rc.Template)
 	if err != nil {
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
-			finding: &checks.Finding{Path: in.Config.Source, Level: checks.LevelFailure, Message: err.Error()}}
+			finding: &checks.Finding{Path: configFile(in.Config), Level: checks.LevelFailure, Message: err.Error()}}
 	}
 	repoPath := path.Join(g.Root, rel)
 	files, err := in.Plan.Trees.Get(ctx, in.Plan.Head, g.Root)
@@ -60,7 +60,7 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*St
 			return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply."}
 		}
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing",
-			finding: &checks.Finding{Path: in.Config.Source, Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
+			finding: &checks.Finding{Path: configFile(in.Config), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
 	if err != nil {
@@ -95,6 +95,15 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*St
 	s.Script = sec.Text
 	s.Line = lineMatching(string(source), rc.Section.Start)
 	return s, nil
+}
+
+// configFile is the repository path of the config file, or "" for the
+// defaults.
+func configFile(c *config.Config) string {
+	if c.Source == "" || strings.HasPrefix(c.Source, "(") {
+		return ""
+	}
+	return config.Path
 }
 
 // renderVars is the first variable set of the first template entry that
