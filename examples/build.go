@@ -1,7 +1,6 @@
 package examples
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"embed"
@@ -81,7 +80,7 @@ func Build(ctx context.Context, dir string) (*Built, error) {
 		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, base); err != nil {
 			return nil, fmt.Errorf("example head %s: %w", name, err)
 		}
-		if err := applyHead(dir, name, 0); err != nil {
+		if err := applyHead(ctx, repo, name, 0); err != nil {
 			return nil, err
 		}
 		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
@@ -113,9 +112,11 @@ func prepareDir(dir string) error {
 	return nil
 }
 
-// applyHead writes the overlay of head name into dir and deletes its listed
-// paths; a ".from" head is applied first. depth stops a cycle of ".from".
-func applyHead(dir, name string, depth int) error {
+// applyHead applies the patch of head name (heads/NAME.patch, a git diff)
+// to the work tree with git apply; a ".from" head is applied first, so a
+// head can be a small change on top of another one. depth stops a cycle of
+// ".from".
+func applyHead(ctx context.Context, repo gitx.Repo, name string, depth int) error {
 	if depth > len(headNames) {
 		return fmt.Errorf("example head %s: the .from files form a cycle", name)
 	}
@@ -123,34 +124,16 @@ func applyHead(dir, name string, depth int) error {
 	if from, ok, err := readFirstLine(prefix + ".from"); err != nil {
 		return err
 	} else if ok {
-		if err := applyHead(dir, from, depth+1); err != nil {
+		if err := applyHead(ctx, repo, from, depth+1); err != nil {
 			return err
 		}
 	}
-	if _, err := fs.Stat(files, prefix); err == nil {
-		if err := writeTree(dir, prefix); err != nil {
-			return err
-		}
-	}
-	del, err := files.ReadFile(prefix + ".delete")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	patch, err := files.ReadFile(prefix + ".patch")
 	if err != nil {
-		return fmt.Errorf("example: %w", err)
+		return fmt.Errorf("example head %s: %w", name, err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(del))
-	for n := 1; sc.Scan(); n++ {
-		p := strings.TrimSpace(sc.Text())
-		if p == "" || strings.HasPrefix(p, "#") {
-			continue
-		}
-		if !fs.ValidPath(p) {
-			return fmt.Errorf("example: %s.delete:%d: bad path %q", prefix, n, p)
-		}
-		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
-			return fmt.Errorf("example: %s.delete:%d: %w", prefix, n, err)
-		}
+	if _, err := repo.RunInput(ctx, bytes.NewReader(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
+		return fmt.Errorf("example head %s: %s.patch does not apply: %w", name, prefix, err)
 	}
 	return nil
 }

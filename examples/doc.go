@@ -5,16 +5,18 @@
 //
 //	datasmith-mini/base/...              the full tree of the base commit
 //	datasmith-mini/base.message          the message of the base commit
-//	datasmith-mini/heads/<name>/...      files that replace or add, applied on base
-//	datasmith-mini/heads/<name>.delete   paths to delete, one per line (optional)
+//	datasmith-mini/heads/<name>.patch    the head's change, a git diff applied with git apply
 //	datasmith-mini/heads/<name>.message  the commit message of the head
-//	datasmith-mini/heads/<name>.from     another head whose files apply first (optional)
+//	datasmith-mini/heads/<name>.from     another head whose patch applies first (optional)
 //
 // Build writes the base commit on branch main and one branch per head, each
 // with one commit whose parent is the base commit. A ".from" file only
 // changes the tree of a head, never its parent: the four bad restore heads
 // are the good head's tree with one wrong restore step each.
 //
-// Files whose names end in ".sh" are executable (mode 100755) in git; every
-// other file is 100644. embed.FS keeps no modes, so the rule is by suffix.
+// In the base tree, files whose names end in ".sh" are executable (mode
+// 100755) in git; every other file is 100644. embed.FS keeps no modes, so
+// the rule is by suffix; a patch carries its own modes. To change a head,
+// build the example (template-verify demo --keep DIR), commit on the head's
+// branch, and write "git diff FROM HEAD" into its .patch file.
 package examples
