@@ -109,7 +109,7 @@ type fixtureRepo struct {
 	heads []string
 }
 
-func makeRepo(t *testing.T, dir string) fixtureRepo {
+func makeRepo(t testing.TB, dir string) fixtureRepo {
 	t.Helper()
 	ctx := context.Background()
 	r := gitx.Repo{Dir: dir}
@@ -183,7 +183,7 @@ func (v *stubVerify) fn(ctx context.Context, in VerifyInput) (*report.Report, er
 }
 
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	gh     *fakegithub.AppServer
 	git    *githttp.Server
 	repo   fixtureRepo
@@ -198,7 +198,7 @@ type harness struct {
 	base   int // requests to GitHub before the last start
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	k := appKey(t)
 	h := &harness{t: t, data: t.TempDir(), clock: &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}, checks: []string{"render"}}
@@ -335,9 +335,15 @@ func (h *harness) commentPayload(number int, login, body string) []byte {
 }
 
 // waitFor polls cond for up to 60 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	waitUntil(t, 60*time.Second, what, cond)
+}
+
+// waitUntil polls cond for up to d.
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
