@@ -71,16 +71,31 @@ type stepReport struct {
 	Error     string    `json:"error"`
 }
 
+// maxReport is the largest report file that is read.
+const maxReport = 4 << 20
+
 // compareReport checks the report file against the model. name is the
 // report path as the script names it, for messages.
 func compareReport(file, name string, exp Expectation, baseSHA string) []string {
-	data, err := os.ReadFile(file)
+	info, err := os.Lstat(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !exp.Ran {
 			return nil // the step ran nothing and said nothing: allowed
 		}
 		return []string{fmt.Sprintf("the step wrote no report at %s", name)}
 	}
+	if err != nil {
+		return []string{fmt.Sprintf("the report cannot be read: %v", err)}
+	}
+	// A symlink or a pipe in place of the report is never read: it could
+	// point anywhere or block forever.
+	if !info.Mode().IsRegular() {
+		return []string{fmt.Sprintf("the report at %s is not a regular file", name)}
+	}
+	if info.Size() > maxReport {
+		return []string{fmt.Sprintf("the report at %s has %d bytes, more than the limit of %d", name, info.Size(), maxReport)}
+	}
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return []string{fmt.Sprintf("the report cannot be read: %v", err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/formula-code/template-verify/internal/fixture"
@@ -56,6 +57,25 @@ func TestCompareTrees(t *testing.T) {
 	for _, w := range []string{"tests/test_core.py: missing, the model restores it from base", "src/core.py: content differs from the agent's version"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("missing %q in %q", w, got)
+		}
+	}
+}
+
+func TestCompareReportRefusesOddFiles(t *testing.T) {
+	ran := Expectation{Ran: true, Discarded: []string{}, Remaining: []string{}}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("/etc/hostname", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{fifo, link} {
+		got := compareReport(f, "/logs/r.json", ran, "x")
+		if len(got) != 1 || got[0] != "the report at /logs/r.json is not a regular file" {
+			t.Errorf("%s: %q", f, got)
 		}
 	}
 }

@@ -96,7 +96,11 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		defer os.RemoveAll(dir)
 	}
 	l := NewLayout(dir, r.step.Paths, r.step.Report)
-	for _, d := range []string{dir, l.Logs, l.Home, filepath.Dir(l.Baseline), filepath.Dir(l.Report)} {
+	dirs := []string{dir, l.Logs, l.Home, filepath.Dir(l.Baseline)}
+	if l.Report != "" {
+		dirs = append(dirs, filepath.Dir(l.Report))
+	}
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return broken(err)
 		}
