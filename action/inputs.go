@@ -38,8 +38,8 @@ func readInputs(get func(string) string) (Inputs, error) {
 	if in.Config == "" {
 		in.Config = config.Path
 	}
-	if in.Config != config.Path {
-		return in, fmt.Errorf("input config: %q is not supported yet; the configuration is read from %s at the head commit", in.Config, config.Path)
+	if strings.HasPrefix(in.Config, "/") || strings.HasPrefix(in.Config, "-") || strings.Contains("/"+in.Config+"/", "/../") {
+		return in, fmt.Errorf("input config: %q must be a path inside the repository, such as %s", in.Config, config.Path)
 	}
 	for name, v := range map[string]string{"base": in.Base, "head": in.Head} {
 		if strings.HasPrefix(v, "-") || strings.ContainsAny(v, " \t\n") {

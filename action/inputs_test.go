@@ -24,7 +24,9 @@ func TestReadInputs(t *testing.T) {
 		{"fail-on none", map[string]string{"fail-on": "none"}, true, "[]", ""},
 		{"fail-on unknown", map[string]string{"fail-on": "failure,neutral"}, true, "", `input fail-on: "neutral" is not one of`},
 		{"config default path", map[string]string{"config": ".github/template-verify.yml"}, true, "[failure timed_out not_run cancelled]", ""},
-		{"config other path", map[string]string{"config": "ci/tv.yml"}, true, "", "input config: \"ci/tv.yml\" is not supported yet"},
+		{"config other path", map[string]string{"config": "ci/tv.yml"}, true, "[failure timed_out not_run cancelled]", ""},
+		{"config outside the repository", map[string]string{"config": "../x.yml"}, true, "", "must be a path inside the repository"},
+		{"config absolute", map[string]string{"config": "/etc/x.yml"}, true, "", "must be a path inside the repository"},
 		{"base option", map[string]string{"base": "--upload-pack=x"}, true, "", "input base"},
 	}
 	for _, tc := range tests {

@@ -105,14 +105,15 @@ func (r *runner) run(ctx context.Context) int {
 		r.start(ctx)
 	}
 	rep, err := r.o.Verify(ctx, verify.Options{
-		RepoDir:  r.workspace,
-		Base:     r.base(),
-		Head:     r.head(),
-		RepoName: r.owner + "/" + r.repo,
-		Command:  fmt.Sprintf("template-verify run --repo . --base %s --head %s", r.base(), r.head()),
-		Checks:   r.o.Checks,
-		Progress: &checks.LineProgress{W: r.out},
-		Log:      r.log,
+		RepoDir:    r.workspace,
+		Base:       r.base(),
+		Head:       r.head(),
+		RepoName:   r.owner + "/" + r.repo,
+		ConfigPath: r.in.Config,
+		Command:    fmt.Sprintf("template-verify run --repo . --base %s --head %s", r.base(), r.head()),
+		Checks:     r.o.Checks,
+		Progress:   &checks.LineProgress{W: r.out},
+		Log:        r.log,
 	})
 	// The check runs must not stay in progress, even when the job is
 	// cancelled: finish on a context that outlives ctx for a short time.
@@ -277,7 +278,7 @@ func (r *runner) detailsURL() string {
 // commit, which the pull request cannot change.
 func (r *runner) gate(ctx context.Context) publish.Gate {
 	branches := config.Default().Gate.Branches
-	cfg, err := verify.LoadConfig(ctx, gitx.Repo{Dir: r.workspace}, r.ev.BaseSHA)
+	cfg, err := verify.LoadConfigAt(ctx, gitx.Repo{Dir: r.workspace}, r.ev.BaseSHA, r.in.Config)
 	if err != nil {
 		r.gha.Warningf("The gate uses the default branches %v: %s", branches, err)
 	} else {

@@ -27,6 +27,9 @@ type Options struct {
 	RepoDir string
 	Base    string
 	Head    string
+	// ConfigPath is the repository path of the config file; empty means
+	// config.Path (.github/template-verify.yml).
+	ConfigPath string
 	// RepoName is shown in the report; empty uses the folder name.
 	RepoName string
 	// Command is the command line that reproduces the run, shown in the
@@ -67,7 +70,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, &UsageError{fmt.Errorf("head: %w", err)}
 	}
-	cfg, err := LoadConfig(ctx, repo, head)
+	cfgPath := opts.ConfigPath
+	if cfgPath == "" {
+		cfgPath = config.Path
+	}
+	cfg, err := LoadConfigAt(ctx, repo, head, cfgPath)
 	if err != nil {
 		return nil, &UsageError{err}
 	}
@@ -98,7 +105,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
-	baseCfg, baseErr := LoadConfig(ctx, repo, p.MergeBase)
+	baseCfg, baseErr := LoadConfigAt(ctx, repo, p.MergeBase, cfgPath)
 	if baseErr != nil {
 		rep.Notes = append(rep.Notes, "The base configuration does not decode, so the report shows no policy change: "+baseErr.Error())
 		baseCfg = nil
@@ -168,14 +175,20 @@ func disabledResult(name string, head, base *config.Config) checks.Result {
 // LoadConfig reads .github/template-verify.yml at rev, or returns the
 // defaults when the file is not there.
 func LoadConfig(ctx context.Context, repo gitx.Repo, rev string) (*config.Config, error) {
-	data, ok, err := repo.ReadFile(ctx, rev, config.Path)
+	return LoadConfigAt(ctx, repo, rev, config.Path)
+}
+
+// LoadConfigAt reads the config file at path (a repository path) at rev, or
+// returns the defaults when the file is not there.
+func LoadConfigAt(ctx context.Context, repo gitx.Repo, rev, path string) (*config.Config, error) {
+	data, ok, err := repo.ReadFile(ctx, rev, path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", config.Path, rev, err)
+		return nil, fmt.Errorf("read %s at %s: %w", path, rev, err)
 	}
 	if !ok {
 		return config.Default(), nil
 	}
-	cfg, err := config.Decode(config.Path, data)
+	cfg, err := config.Decode(path, data)
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {

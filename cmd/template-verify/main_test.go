@@ -172,3 +172,15 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestRunConfigFlag(t *testing.T) {
+	r := tinyRepo(t)
+	// The tree has no other config: with --config the tool reads this one,
+	// whose unknown key must stop the run with its path and line.
+	r.Write(map[string]string{"ci/tv.yml": "version: 1\nbogus: true\n", "tpl/run.sh": "echo {{ name }} 2\n"})
+	r.Commit("head")
+	code, _, errOut := invoke(t, "run", "--repo", r.Dir(), "--base", "main", "--head", "pr", "--config", "ci/tv.yml")
+	if code != exitUsage || !strings.Contains(errOut, "ci/tv.yml:2") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}

@@ -15,6 +15,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repo := fs.String("repo", ".", "the git repository to verify")
 	base := fs.String("base", "", "the base revision of the change (required)")
 	head := fs.String("head", "HEAD", "the head revision of the change")
+	configPath := fs.String("config", ".github/template-verify.yml", "the config file, as a path in the repository, read at head and base")
 	format := fs.String("format", "markdown", "report format: markdown, json or text")
 	progress := fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never")
 	verbose := fs.Bool("v", false, "log debug lines on stderr")
@@ -35,12 +36,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rep, err := verify.Run(ctx, verify.Options{
-		RepoDir:  *repo,
-		Base:     *base,
-		Head:     *head,
-		Only:     splitList(*only),
-		Progress: progressFor(*progress, stderr),
-		Log:      logger(stderr, *verbose),
+		RepoDir:    *repo,
+		Base:       *base,
+		Head:       *head,
+		ConfigPath: *configPath,
+		Only:       splitList(*only),
+		Progress:   progressFor(*progress, stderr),
+		Log:        logger(stderr, *verbose),
 	})
 	if err != nil {
 		return verifyError(err, stderr)

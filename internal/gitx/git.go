@@ -68,7 +68,9 @@ func (r Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
 
 // RunInput is Run with stdin.
 func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always"}, args...)
+	// safe.directory: in a Docker action the workspace belongs to the
+	// runner's user while the container runs as root; git would refuse it.
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = r.Dir
 	cmd.Env = Env()
