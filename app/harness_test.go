@@ -192,7 +192,6 @@ type harness struct {
 	logs   *syncBuffer
 	srv    *Server
 	web    *httptest.Server
-	verify VerifyFunc
 	checks []string
 	grace  time.Duration
 	base   int // requests to GitHub before the last start

@@ -88,7 +88,8 @@ func loadOnce(b *testing.B, round int) {
 	if accepted != total*9/10 || rejected != total/10 || other != 0 {
 		b.Fatalf("accepted %d, rejected %d, other %d", accepted, rejected, other)
 	}
-	waitFor(b, "every accepted delivery to finish", func() bool {
+	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", accepted, rejected, p50, p99, times[len(times)-1], sendTime)
+	waitUntil(b, 15*time.Minute, "every accepted delivery to finish", func() bool {
 		return countCompleted(h, RunName) == accepted && h.idle()
 	})
 	drain := time.Since(start)
