@@ -7,12 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/examples"
 	"github.com/formula-code/template-verify/internal/githttp"
+	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
-// TestRealExample runs the real verification (verify.Run with the
-// default checks) on the example repository, served over git smart HTTP,
+// TestRealExample runs the real verification (verify.Run with the render
+// check) on the example repository, served over git smart HTTP,
 // for the good head and the bad head.
 func TestRealExample(t *testing.T) {
 	if testing.Short() {
@@ -26,8 +30,17 @@ func TestRealExample(t *testing.T) {
 	}
 	h.git = githttp.Start(t, root)
 	h.repo = fixtureRepo{base: built.Base}
-	h.checks = nil // the default checks
-	h.start(nil)   // the default verification
+	// The real verification of the real example, with the render check
+	// only: it tells the good head from the bad one, and the full set of
+	// checks runs on the same example in the CLI's demo golden tests.
+	h.checks = []string{"render"}
+	h.start(func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+		return verify.Run(ctx, verify.Options{
+			RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName,
+			Checks: func() []checks.Check { return []checks.Check{render.New()} },
+			Log:    in.Log,
+		})
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("server log:\n%s", h.logs.String())
@@ -41,7 +54,7 @@ func TestRealExample(t *testing.T) {
 		h.send("pull_request", "ex-"+head, h.pullPayload("opened", n, sha, false))
 	}
 	good, bad := built.Heads[examples.HeadGood], built.Heads[examples.HeadBad]
-	waitUntil(t, 10*time.Minute, "both verifications", func() bool { return h.allDone(good, 5) && h.allDone(bad, 5) && h.idle() })
+	waitUntil(t, 5*time.Minute, "both verifications", func() bool { return h.allDone(good, 3) && h.allDone(bad, 3) && h.idle() })
 	for sha, want := range map[string]string{good: "success", bad: "failure"} {
 		runs := h.runsOf(sha)
 		if runs["template-verify / gate"].Conclusion != want || runs[RunName].Conclusion != want {
