@@ -1,16 +1,9 @@
 package publish
 
 import (
+	"github.com/formula-code/template-verify/internal/markdown"
 	"strings"
 )
-
-// oneLine joins the lines of s with single spaces and trims it.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n\t") {
-		return strings.TrimSpace(s)
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
 
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
@@ -36,43 +29,16 @@ func escapeStart(s string) string {
 	return s
 }
 
-// code puts s in an inline code span that no backtick in s can close.
-func code(s string) string {
-	s = oneLine(s)
-	if s == "" {
-		return ""
-	}
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return fence + pad + s + pad + fence
-}
-
 // fenced is a code block with a fence longer than any backtick run in body.
 func fenced(lang, body string) string {
 	body = strings.TrimRight(body, "\n")
-	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	fence := markdown.Fence(body)
 	return fence + lang + "\n" + body + "\n" + fence
 }
 
 // collapsed is a code block inside <details>, with a one-line summary.
 func collapsed(summary, lang, body string) string {
 	return "<details><summary>" + prose(summary) + "</summary>\n\n" + fenced(lang, body) + "\n\n</details>"
-}
-
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
 }
 
 // cell makes s safe as one table cell.
@@ -88,3 +54,10 @@ func sentence(s string) string {
 	}
 	return s + "."
 }
+
+// Shared with the other output packages, so text is quoted the same way.
+var (
+	oneLine    = markdown.OneLine
+	code       = markdown.Code
+	longestRun = markdown.LongestRun
+)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/formula-code/template-verify/internal/markdown"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,47 +12,9 @@ import (
 // output keeps all of it.
 const maxProse = 1000
 
-// code puts s in an inline code span whose backtick run is longer than any
-// run inside s.
-func code(s string) string {
-	s = oneLine(s)
-	if s == "" {
-		return ""
-	}
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return fence + pad + s + pad + fence
-}
-
 // fenceFor returns a code fence of backticks longer than any backtick run
 // in body, and at least three.
-func fenceFor(body string) string {
-	return strings.Repeat("`", max(3, longestRun(body, '`')+1))
-}
-
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
-}
-
-// oneLine joins the lines of s with spaces and trims it.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n\t") {
-		return strings.TrimSpace(s)
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+func fenceFor(body string) string { return markdown.Fence(body) }
 
 // prose makes check-provided text safe as one markdown line: one line,
 // no raw HTML, at most maxProse bytes.
@@ -202,3 +165,10 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// Shared with the other output packages, so text is quoted the same way.
+var (
+	oneLine    = markdown.OneLine
+	code       = markdown.Code
+	longestRun = markdown.LongestRun
+)
