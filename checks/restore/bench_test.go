@@ -2,9 +2,7 @@ package restore
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/formula-code/template-verify/internal/fixture"
 )
@@ -38,7 +36,6 @@ func BenchmarkCatalogue(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			r := &runner{step: step, policy: policy, base: base, baseSHA: sha, src: c.src, root: b.TempDir(), opts: Options{}.settle()}
-			cpu0 := cpuTime()
 			for b.Loop() {
 				for _, o := range r.runAll(ctx, r.opts.Catalogue) {
 					if o.Verdict != Pass {
@@ -47,22 +44,6 @@ func BenchmarkCatalogue(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(r.opts.Catalogue)), "scenarios/op")
-			// CPU time of this process and its children (git, bash, bwrap)
-			// depends less on other load of the machine than wall time.
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-}
-
-// cpuTime is the user and system time of this process and its waited-for
-// children.
-func cpuTime() time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if syscall.Getrusage(who, &ru) == nil {
-			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
-	}
-	return total
 }
