@@ -79,7 +79,7 @@ func Default() *Config {
 			},
 			Patterns: append(append([]string{}, MeasurementPatterns...), TestFilePatterns...),
 			Report:   "/logs/artifacts/protected_restore.json",
-			Random:   Random{Count: 40, Seed: 1},
+			Random:   Random{Count: 16, Seed: 1},
 		},
 		Pytest: &Pytest{
 			Suites: []Suite{{

@@ -124,7 +124,7 @@ func reproduce(in *checks.Input) string {
 	if in.Plan == nil || in.Plan.BaseRev == "" || in.Plan.HeadRev == "" {
 		return ""
 	}
-	return fmt.Sprintf("template-verify run --repo . --base %s --head %s", in.Plan.BaseRev, in.Plan.HeadRev)
+	return fmt.Sprintf("template-verify run --repo . --base %s --head %s --only restore", in.Plan.BaseRev, in.Plan.HeadRev)
 }
 
 // shrunkSet is a failing random set cut down to a minimal edit list, with

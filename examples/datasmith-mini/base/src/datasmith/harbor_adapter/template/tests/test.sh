@@ -54,13 +54,17 @@ _fc_restore_patterns=(
 # _fc_json_string prints $1 as a JSON string. Bytes above 0x7f stay as they
 # are (UTF-8); control characters become \u00XX escapes.
 _fc_json_string() {
-  local LC_ALL=C s=$1 c i
+  local LC_ALL=C s=$1 c u i
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
-  for ((i = 1; i < 32; i++)); do
-    printf -v c "\\$(printf '%03o' "$i")"
-    s=${s//"$c"/$(printf '\\u%04x' "$i")}
-  done
+  # Most names have no control characters: skip the loop (and its forks).
+  if [[ $s == *[$'\001'-$'\037']* ]]; then
+    for ((i = 1; i < 32; i++)); do
+      printf -v c "\\$(printf '%03o' "$i")"
+      printf -v u '\\u%04x' "$i"
+      s=${s//"$c"/$u}
+    done
+  fi
   printf '"%s"' "$s"
 }
 
