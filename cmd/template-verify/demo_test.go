@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/internal/housestyle"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// volatile matches what changes from run to run: durations and the Jinja2
+// version of the machine.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|s)\b`), "<dur>"},
+	{regexp.MustCompile(`\b\d+m\d+(\.\d+)?s\b`), "<dur>"},
+	{regexp.MustCompile(`\b\d+(\.\d+)? s\b`), "<dur>"},
+	{regexp.MustCompile(`\(Jinja2 [0-9.]+\)|\((\d+\.\d+\.\d+)\)`), "(<version>)"},
+	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
+}
+
+func normalize(s string) string {
+	for _, v := range volatile {
+		s = v.re.ReplaceAllString(s, v.with)
+	}
+	return s
+}
+
+func TestDemoGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo runs every check on the example; skipped with -short")
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		golden string
+		want   []string // facts the comment must state, whatever the golden says
+	}{
+		{"good", []string{"demo", "--progress", "never"}, exitPass, "demo-good.md", []string{"| render | passed |", "| restore | passed |", "| pytest | passed |"}},
+		{"bad", []string{"demo", "--bad", "--progress", "never"}, exitFail, "demo-bad.md", []string{
+			"| render | failed |",
+			"tests/test.sh:", "skip_reason", "bash -n fails",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := invoke(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s\nstdout:\n%s", code, tc.code, errOut, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("comment misses %q", w)
+				}
+			}
+			if problems := housestyle.Lint(out); len(problems) > 0 {
+				t.Errorf("the comment breaks the house style:\n%v", problems)
+			}
+			got := normalize(out)
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to write it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("comment differs from %s (go test ./cmd/template-verify -run TestDemoGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// lineDiff shows the first lines that differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var sb strings.Builder
+	n := 0
+	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			n++
+			sb.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b + "\n")
+		}
+	}
+	return sb.String()
+}
