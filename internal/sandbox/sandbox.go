@@ -190,8 +190,11 @@ func Available() bool {
 		if _, err := exec.LookPath("bwrap"); err != nil {
 			return
 		}
-		cmd := exec.Command("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent", "true")
-		available = cmd.Run() == nil
+		// Probe with the same flags as a real run: in some containers
+		// bwrap starts but cannot mount /proc for a new PID namespace.
+		dir := os.TempDir()
+		args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
+		available = exec.Command(args[0], args[1:]...).Run() == nil
 	})
 	return available
 }
