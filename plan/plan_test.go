@@ -20,20 +20,6 @@ func testConfig() *config.Config {
 	}}
 }
 
-type row struct {
-	Group, Path, OldPath, Rel, OldRel string
-	Status                            Status
-	Via                               []string
-}
-
-func rows(p *Plan) []row {
-	var out []row
-	for _, t := range p.Templates {
-		out = append(out, row{t.Group, t.Path, t.OldPath, t.Rel, t.OldRel, t.Status, t.Via})
-	}
-	return out
-}
-
 func TestBuildSelectsChangedTemplates(t *testing.T) {
 	r := newRepo(t)
 	r.Write(map[string]string{
@@ -66,14 +52,14 @@ func TestBuildSelectsChangedTemplates(t *testing.T) {
 	if p.Base != base || p.Head != head || p.MergeBase != base {
 		t.Errorf("shas: base %s head %s mb %s", p.Base, p.Head, p.MergeBase)
 	}
-	want := []row{
+	want := []Template{
 		{"harbor", "tpl/Dockerfile", "tpl/Dockerfile", "Dockerfile", "Dockerfile", Modified, nil},
 		{"harbor", "tpl/gone.sh", "tpl/gone.sh", "gone.sh", "gone.sh", Deleted, nil},
 		{"harbor", "tpl/new file.sh", "tpl/new file.sh", "new file.sh", "new file.sh", Added, nil},
 		{"harbor", "tpl/renamed.sh", "tpl/old name.sh", "renamed.sh", "old name.sh", Renamed, nil},
 		{"harbor", "tpl/tests/test.sh", "tpl/tests/test.sh", "tests/test.sh", "tests/test.sh", Included, []string{"parts/restore.inc"}},
 	}
-	if diff := cmp.Diff(want, rows(p)); diff != "" {
+	if diff := cmp.Diff(want, p.Templates); diff != "" {
 		t.Errorf("templates (-want +got):\n%s", diff)
 	}
 	if !contains(p.ChangedPaths(), "tpl/old name.sh") || !contains(p.ChangedPaths(), "src/app.py") {
@@ -99,7 +85,7 @@ func TestBuildUsesMergeBaseLikeAPullRequest(t *testing.T) {
 	if p.MergeBase != fork {
 		t.Errorf("merge base = %s, want the fork point %s", p.MergeBase, fork)
 	}
-	if got := rows(p); len(got) != 1 || got[0].Path != "tpl/a.sh" {
+	if got := p.Templates; len(got) != 1 || got[0].Path != "tpl/a.sh" {
 		t.Errorf("want only tpl/a.sh (the PR's change), got %+v", got)
 	}
 }
@@ -120,8 +106,8 @@ func TestBuildNestedIncludes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []row{{"harbor", "tpl/top.sh", "tpl/top.sh", "top.sh", "top.sh", Included, []string{"leaf.inc"}}}
-	if diff := cmp.Diff(want, rows(p)); diff != "" {
+	want := []Template{{"harbor", "tpl/top.sh", "tpl/top.sh", "top.sh", "top.sh", Included, []string{"leaf.inc"}}}
+	if diff := cmp.Diff(want, p.Templates); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -57,7 +57,6 @@ func sentence(s string) string {
 
 // Shared with the other output packages, so text is quoted the same way.
 var (
-	oneLine    = markdown.OneLine
-	code       = markdown.Code
-	longestRun = markdown.LongestRun
+	oneLine = markdown.OneLine
+	code    = markdown.Code
 )

@@ -168,7 +168,6 @@ func thousands(n int) string {
 
 // Shared with the other output packages, so text is quoted the same way.
 var (
-	oneLine    = markdown.OneLine
-	code       = markdown.Code
-	longestRun = markdown.LongestRun
+	oneLine = markdown.OneLine
+	code    = markdown.Code
 )
