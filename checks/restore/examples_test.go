@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
@@ -36,12 +35,6 @@ func example(t *testing.T) *examples.Built {
 	}
 	return exampleRepo
 }
-
-// exampleOptions gives the example's step more time than the default 20 s.
-// Its JSON escaping starts two processes per control character per path
-// (62 a path), so on a busy machine a scenario with many paths can take
-// longer than 20 s. These tests prove what the step does, not its speed.
-var exampleOptions = Options{ScenarioTimeout: 2 * time.Minute}
 
 // exampleInput is the check input for the example at one head, built as
 // the run command builds it.
@@ -79,7 +72,7 @@ func TestExampleGoodHeadPassesEveryScenario(t *testing.T) {
 	// Ten random sets keep the test short; the check itself runs the 40
 	// of the example's config.
 	in.Config.Restore.Random.Count = 10
-	res := NewWithOptions(exampleOptions).Run(context.Background(), in)
+	res := New().Run(context.Background(), in)
 	if res.Conclusion != checks.Success {
 		logFindings(t, res)
 		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
@@ -153,9 +146,7 @@ func TestExampleBadRestoreHeadsFail(t *testing.T) {
 			in.Config.Restore.Random.Count = 0 // the catalogue is enough here
 			// Only the scenarios the case names, to keep the test short;
 			// TestGoodScriptPassesEveryScenario runs them all.
-			opts := exampleOptions
-			opts.Catalogue = scenarios(t, append(c.fail, c.pass...)...)
-			res := NewWithOptions(opts).Run(context.Background(), in)
+			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s, want failure: %s", res.Conclusion, res.Title)
 			}
