@@ -287,17 +287,18 @@ func (r Repo) Export(ctx context.Context, rev, dir string) error {
 		return err
 	}
 	tar.Stdin = pipe
-	var errb bytes.Buffer
-	ar.Stderr, tar.Stderr = &errb, &errb
+	// One buffer each: the two processes' stderr are copied concurrently.
+	var arErr, tarErr bytes.Buffer
+	ar.Stderr, tar.Stderr = &arErr, &tarErr
 	if err := tar.Start(); err != nil {
 		return fmt.Errorf("tar: %w", err)
 	}
 	if err := ar.Run(); err != nil {
 		_ = tar.Wait()
-		return fmt.Errorf("git archive %s: %s: %w", rev, strings.TrimSpace(errb.String()), err)
+		return fmt.Errorf("git archive %s: %s: %w", rev, strings.TrimSpace(arErr.String()), err)
 	}
 	if err := tar.Wait(); err != nil {
-		return fmt.Errorf("tar -x: %s: %w", strings.TrimSpace(errb.String()), err)
+		return fmt.Errorf("tar -x: %s: %w", strings.TrimSpace(tarErr.String()), err)
 	}
 	return nil
 }

@@ -1,0 +1,61 @@
+package gitx_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/gitx/gittest"
+)
+
+func TestExportWritesTheTreeOfARevision(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"a.txt": "one\n", "dir/b c.txt": "two\n"})
+	first := r.Commit("first")
+	r.Write(map[string]string{"a.txt": "changed\n"})
+	r.Commit("second")
+	out := t.TempDir()
+	if err := r.Repo.Export(context.Background(), first, out); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "one\n", "dir/b c.txt": "two\n"} {
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, ".git")); err == nil {
+		t.Error("export has a .git folder")
+	}
+	err := r.Repo.Export(context.Background(), "no-such-rev", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "git archive no-such-rev") {
+		t.Errorf("unknown revision: %v", err)
+	}
+}
+
+func TestReadTreeAndBlobs(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"t/x.sh": "x\n", "t/bin": "\xff\x00bin", "other": "o\n"})
+	sha := r.Commit("c")
+	files, err := r.Repo.ReadTree(context.Background(), sha, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || string(files["t/x.sh"]) != "x\n" || string(files["t/bin"]) != "\xff\x00bin" {
+		t.Fatalf("files %q", files)
+	}
+	data, ok, err := r.Repo.ReadFile(context.Background(), sha, "missing")
+	if ok || err != nil || data != nil {
+		t.Errorf("missing file: %q %v %v", data, ok, err)
+	}
+	anc, err := r.Repo.IsAncestor(context.Background(), sha, "HEAD")
+	if err != nil || !anc {
+		t.Errorf("IsAncestor(HEAD, HEAD) = %v %v", anc, err)
+	}
+	if _, err := (gitx.Repo{Dir: t.TempDir()}).Resolve(context.Background(), "HEAD"); err == nil {
+		t.Error("Resolve outside a repository must fail")
+	}
+}
