@@ -14,8 +14,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// volatile matches what changes from run to run: durations and the Jinja2
-// version of the machine.
+// volatile matches what changes from run to run: durations, temporary
+// folders, and the Jinja2 and pytest versions of the machine.
 var volatile = []struct {
 	re   *regexp.Regexp
 	with string
@@ -25,6 +25,8 @@ var volatile = []struct {
 	{regexp.MustCompile(`\b\d+(\.\d+)? s\b`), "<dur>"},
 	{regexp.MustCompile(`\(Jinja2 [0-9.]+\)|\((\d+\.\d+\.\d+)\)`), "(<version>)"},
 	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
+	// Temporary folders that pytest and bash name in their messages.
+	{regexp.MustCompile(`/tmp/template-verify-[^\s'"]*`), "<tmp>"},
 }
 
 func normalize(s string) string {

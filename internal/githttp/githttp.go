@@ -27,14 +27,20 @@ type Request struct {
 type Server struct {
 	URL  string
 	Root string
-	// Auth, when set, must be the whole Authorization header of every
-	// request; other requests get 401.
-	Auth string
-
 	srv     *httptest.Server
 	backend *cgi.Handler
 	mu      sync.Mutex
 	reqs    []Request
+	auth    string // see SetAuth
+}
+
+// SetAuth makes every request need this whole Authorization header; other
+// requests get 401. An empty value turns the check off. It is safe to call
+// while the server runs.
+func (s *Server) SetAuth(header string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.auth = header
 }
 
 // Handler returns an http.Handler that serves root with git http-backend.
@@ -77,7 +83,7 @@ func Start(tb testing.TB, root string) *Server {
 }
 
 // ServeHTTP records the request, checks the Authorization header when
-// Auth is set, and passes the request to git http-backend.
+// SetAuth set one, and passes the request to git http-backend.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Authorization: r.Header.Get("Authorization")}
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -87,7 +93,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reqs = append(s.reqs, rec)
 		s.mu.Unlock()
 	}()
-	if s.Auth != "" && rec.Authorization != s.Auth {
+	s.mu.Lock()
+	auth := s.auth
+	s.mu.Unlock()
+	if auth != "" && rec.Authorization != auth {
 		sw.Header().Set("WWW-Authenticate", `Basic realm="githttp"`)
 		http.Error(sw, "authentication required", http.StatusUnauthorized)
 		return

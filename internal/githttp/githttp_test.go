@@ -73,7 +73,7 @@ func TestAuthRequired(t *testing.T) {
 	root := t.TempDir()
 	commit(t, filepath.Join(root, "demo"), "a.txt", "x\n")
 	s := Start(t, root)
-	s.Auth = "Basic c2VjcmV0"
+	s.SetAuth("Basic c2VjcmV0")
 	ctx := context.Background()
 	dst := gitx.Repo{Dir: t.TempDir()}
 	if _, err := dst.Run(ctx, "init", "-q"); err != nil {
