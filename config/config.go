@@ -71,7 +71,8 @@ type Restore struct {
 	Vars    map[string]any `yaml:"vars"`
 	Section *Section       `yaml:"section"`
 	// Command runs a restore written in another language instead of a
-	// section of the script; it runs with bash -c in the fixture repository.
+	// section of the script; it runs with bash -c in the fixture repository,
+	// and "{script}" in it is replaced by the path of the rendered template.
 	Command  string       `yaml:"command"`
 	Paths    RestorePaths `yaml:"paths"`
 	Patterns []string     `yaml:"patterns"`
