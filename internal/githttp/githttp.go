@@ -25,8 +25,8 @@ type Request struct {
 // Server serves the repositories under Root: the repository in
 // Root/NAME (a bare repository or a work tree with .git) is at URL/NAME.
 type Server struct {
-	URL  string
-	Root string
+	URL     string
+	Root    string
 	srv     *httptest.Server
 	backend *cgi.Handler
 	mu      sync.Mutex
