@@ -17,20 +17,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	bad := fs.Bool("bad", false, "verify the wrong pull request of the example")
 	head := fs.String("head", "", "verify this head of the example: "+fmt.Sprint(examples.HeadNames()))
-	format := fs.String("format", "markdown", "report format: markdown, json or text")
 	keep := fs.String("keep", "", "build the example repository in this folder and keep it")
-	progress := fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never")
-	verbose := fs.Bool("v", false, "log debug lines on stderr")
-	only := fs.String("only", "", "run only these checks (comma-separated, for example render,restore)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "template-verify demo: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	if !validFormat(*format) {
-		fmt.Fprintf(stderr, "template-verify demo: unknown format %q (want markdown, json or text)\n", *format)
+	out := addOutputFlags(fs)
+	if !out.parse(fs, args, stderr) {
 		return exitUsage
 	}
 	name, cmdline := examples.HeadGood, "template-verify demo"
@@ -68,9 +57,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Head:     name,
 		RepoName: "datasmith-mini (bundled example)",
 		Command:  cmdline,
-		Only:     splitList(*only),
-		Progress: progressFor(*progress, stderr),
-		Log:      logger(stderr, *verbose),
+		Only:     out.checks(),
+		Progress: out.progressTo(stderr),
+		Log:      out.log(stderr),
 	})
 	if err != nil {
 		return verifyError(err, stderr)
@@ -78,5 +67,5 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *keep != "" {
 		fmt.Fprintf(stderr, "The example repository is in %s (base: main, head: %s).\n", built.Dir, name)
 	}
-	return output(rep, *format, stdout, stderr)
+	return output(rep, *out.format, stdout, stderr)
 }
