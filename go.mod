@@ -3,31 +3,28 @@ module github.com/formula-code/template-verify
 go 1.26.8
 
 require (
+	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0
+	github.com/golang-jwt/jwt/v4 v4.5.2
+	github.com/google/go-cmp v0.7.0
+	github.com/google/go-github/v62 v62.0.0
 	github.com/nikolalohinski/gonja/v2 v2.9.1
+	github.com/sethvargo/go-githubactions v1.3.2
+	go.etcd.io/bbolt v1.4.3
 	gopkg.in/yaml.v3 v3.0.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
-	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/golang-jwt/jwt/v4 v4.5.2 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/go-github/v62 v62.0.0 // indirect
 	github.com/google/go-github/v88 v88.0.0 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
-	github.com/kr/pretty v0.3.1 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/rogpeppe/go-internal v1.15.0 // indirect
-	github.com/sethvargo/go-githubactions v1.3.2 // indirect
 	github.com/sirupsen/logrus v1.9.3 // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
 	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.30.0 // indirect
-	golang.org/x/tools v0.38.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
