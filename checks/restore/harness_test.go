@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,8 +104,36 @@ func scriptInput(t testing.TB, name string) *checks.Input {
 	cfg := readTestdata(t, "config.yml")
 	v := makeVerified(t,
 		map[string]string{config.Path: cfg, "tpl/tests/test.sh": readTestdata(t, "scripts/good.sh")},
-		map[string]string{"tpl/tests/test.sh": readTestdata(t, "scripts/"+name)})
+		map[string]string{"tpl/tests/test.sh": script(t, name)})
 	return inputFor(t, v)
+}
+
+// script returns testdata/scripts/<name>. A wrong restore step is stored
+// as <stem>.patch, a diff of good.sh, so each file shows only its mistake;
+// git apply turns it into the whole script.
+func script(t testing.TB, name string) string {
+	t.Helper()
+	if name == "good.sh" {
+		return readTestdata(t, "scripts/good.sh")
+	}
+	patch, err := filepath.Abs(filepath.Join("testdata", "scripts", strings.TrimSuffix(name, ".sh")+".patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "good.sh"), []byte(readTestdata(t, "scripts/good.sh")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "apply", patch)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply %s: %v\n%s", patch, err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "good.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // treeDiff describes the first paths where two trees differ; "" if equal.
