@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,9 +23,33 @@ const deliveryTTL = 7 * 24 * time.Hour
 
 // Store keeps jobs and seen delivery ids in a bbolt file, so that
 // accepted work survives a restart.
+//
+// Every write goes through one committer goroutine that takes all the
+// writes waiting at that moment and commits them in one transaction (group
+// commit). A burst of webhook deliveries therefore costs a few commits, not
+// one each, and the background writes of the announcer and the workers
+// share those commits instead of queueing for bbolt's writer lock. Unlike
+// bolt.DB.Batch there is no timer: a write waits at most for the commit in
+// progress and its own.
 type Store struct {
-	db *bolt.DB
+	db     *bolt.DB
+	writes chan storeWrite
+	done   chan struct{} // closed when the committer has stopped
+	mu     sync.RWMutex  // guards closed against sends racing Close
+	closed bool
 }
+
+// storeWrite is one write waiting for the committer.
+type storeWrite struct {
+	fn     func(*bolt.Tx) error
+	result chan error
+}
+
+// maxGroup caps the writes committed in one transaction.
+const maxGroup = 512
+
+// errStoreClosed is returned for a write after Close.
+var errStoreClosed = errors.New("the store is closed")
 
 // OpenStore opens (or creates) the store in dir.
 func OpenStore(dir string) (*Store, error) {
@@ -48,18 +73,91 @@ func OpenStore(dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	st := &Store{db: db, writes: make(chan storeWrite, maxGroup), done: make(chan struct{})}
+	go st.committer()
+	return st, nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close waits for the writes already sent, then closes the file.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.writes)
+	s.mu.Unlock()
+	<-s.done
+	return s.db.Close()
+}
+
+// update runs fn in a write transaction shared with the other writes
+// waiting at the same moment, and returns once that transaction is on
+// disk. fn may run twice (see commit), so it must not keep state between
+// calls.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	w := storeWrite{fn: fn, result: make(chan error, 1)}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return errStoreClosed
+	}
+	s.writes <- w
+	s.mu.RUnlock()
+	return <-w.result
+}
+
+// committer commits the waiting writes in groups until Close.
+func (s *Store) committer() {
+	defer close(s.done)
+	for w := range s.writes {
+		group := []storeWrite{w}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case w, ok := <-s.writes:
+				if !ok {
+					break more
+				}
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		s.commit(group)
+	}
+}
+
+// commit writes a group in one transaction. When that fails, each write
+// runs again in a transaction of its own, so one bad write cannot fail
+// the others.
+func (s *Store) commit(group []storeWrite) {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, w := range group {
+			if err := w.fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil || len(group) == 1 {
+		for _, w := range group {
+			w.result <- err
+		}
+		return
+	}
+	for _, w := range group {
+		w.result <- s.db.Update(w.fn)
+	}
+}
 
 // errDuplicate is returned by Accept for a delivery id already seen.
 var errDuplicate = errors.New("duplicate delivery")
 
 // Accept records the delivery id and, when j is not nil, stores the job,
 // in one transaction. It returns errDuplicate when the id is known.
-// Concurrent calls are batched into one write.
+// Concurrent calls share one commit.
 func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
 	var val []byte
 	if j != nil {
@@ -69,7 +167,7 @@ func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
 		}
 	}
 	dup := false
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		dup = false
 		d := tx.Bucket(bucketDeliveries)
 		if d.Get([]byte(delivery)) != nil {
@@ -100,7 +198,7 @@ func (s *Store) Put(j *Job) error {
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", j.Delivery, err)
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketJobs).Put([]byte(j.Delivery), val)
 	}); err != nil {
 		return fmt.Errorf("store job %s: %w", j.Delivery, err)
@@ -127,7 +225,7 @@ func (s *Store) Get(delivery string) (j *Job, ok bool, err error) {
 
 // Delete removes a finished job. The delivery id stays known.
 func (s *Store) Delete(delivery string) error {
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketJobs).Delete([]byte(delivery))
 	}); err != nil {
 		return fmt.Errorf("delete job %s: %w", delivery, err)
@@ -158,7 +256,7 @@ func (s *Store) Jobs() ([]*Job, error) {
 // PruneDeliveries forgets delivery ids older than the TTL.
 func (s *Store) PruneDeliveries(now time.Time) error {
 	cut := now.Add(-deliveryTTL)
-	return s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketDeliveries).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var t time.Time
@@ -170,4 +268,8 @@ func (s *Store) PruneDeliveries(now time.Time) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("forget old deliveries: %w", err)
+	}
+	return nil
 }
