@@ -2,20 +2,128 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 )
 
+// loadSenderEnv, when set to a folder, makes the test binary the load
+// sender instead of running tests (see TestMain).
+const loadSenderEnv = "TEMPLATE_VERIFY_LOAD_SENDER"
+
+// TestMain lets the load benchmark start this test binary as a separate
+// sender process, so that the sender's goroutines and garbage do not
+// share the Go scheduler with the server whose answers it times (GitHub's
+// sender is not in the App's process either).
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(loadSenderEnv); dir != "" {
+		if err := runLoadSender(dir, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "load sender:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// loadPlan is what the sender reads from plan.json in its folder; the
+// bodies are body-N.json beside it.
+type loadPlan struct {
+	URL      string        `json:"url"`
+	Secret   string        `json:"secret"`
+	Count    int           `json:"count"`
+	Burst    int           `json:"burst"`
+	Every    time.Duration `json:"every"`
+	BadEvery int           `json:"bad_every"` // every n-th delivery has a bad signature
+	Round    int           `json:"round"`
+}
+
+// loadAnswers is what the sender prints.
+type loadAnswers struct {
+	Accepted, Rejected, Other int
+	Times                     []time.Duration
+	Sent                      time.Duration
+}
+
+// runLoadSender posts the planned deliveries in bursts and prints the
+// status counts and the time to each answer as JSON.
+func runLoadSender(dir string, out *os.File) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		return err
+	}
+	var plan loadPlan
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		return fmt.Errorf("plan.json: %w", err)
+	}
+	bodies := make([][]byte, plan.Count)
+	sigs := make([]string, plan.Count)
+	for i := range bodies {
+		if bodies[i], err = os.ReadFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i))); err != nil {
+			return err
+		}
+		key := plan.Secret
+		if plan.BadEvery > 0 && i%plan.BadEvery == plan.BadEvery-1 {
+			key = "wrong"
+		}
+		sigs[i] = Sign([]byte(key), bodies[i])
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: plan.Burst}, Timeout: time.Minute}
+	var mu sync.Mutex
+	var res loadAnswers
+	start := time.Now()
+	for k := 0; k*plan.Burst < plan.Count; k++ {
+		time.Sleep(time.Until(start.Add(time.Duration(k) * plan.Every)))
+		var wg sync.WaitGroup
+		for i := k * plan.Burst; i < min((k+1)*plan.Burst, plan.Count); i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				req, _ := http.NewRequest(http.MethodPost, plan.URL, bytes.NewReader(bodies[i]))
+				req.Header.Set("X-GitHub-Event", "pull_request")
+				req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("load-%d-%d", plan.Round, i))
+				req.Header.Set(SignatureHeader, sigs[i])
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				d := time.Since(t0)
+				mu.Lock()
+				defer mu.Unlock()
+				res.Times = append(res.Times, d)
+				switch {
+				case err != nil:
+					res.Other++
+				case resp.StatusCode == http.StatusAccepted:
+					res.Accepted++
+				case resp.StatusCode == http.StatusBadRequest:
+					res.Rejected++
+				default:
+					res.Other++
+				}
+				if resp != nil {
+					resp.Body.Close()
+				}
+			}(i)
+		}
+		wg.Wait()
+	}
+	res.Sent = time.Since(start)
+	return json.NewEncoder(out).Encode(res)
+}
+
 // BenchmarkWebhookLoad sends 500 signed pull_request deliveries in 10
 // bursts of 50, one burst every 250 ms (200 a second), to the server on
-// loopback, with the fake GitHub and the git server behind it. One in ten
-// has a bad signature and must be rejected. It reports accepted,
-// rejected, p50 and p99 time to answer, then waits until every accepted
-// delivery has its completed "template-verify" check run: none lost.
+// loopback, with the fake GitHub and the git server behind it. The sender
+// is a separate process. One in ten has a bad signature and must be
+// rejected. It reports accepted, rejected, p50 and p99 time to answer,
+// then waits until every accepted delivery has its completed
+// "template-verify" check run: none lost.
 //
 //	go test -run XXX -bench WebhookLoad -benchtime 1x ./app
 func BenchmarkWebhookLoad(b *testing.B) {
@@ -30,77 +138,53 @@ func loadOnce(b *testing.B, round int) {
 	v := &stubVerify{}
 	h.start(v.fn)
 	h.gh.SetPermission(testFull, "dev", "write")
-	bodies := make([][]byte, total)
-	for i := range bodies {
+	dir := b.TempDir()
+	for i := 0; i < total; i++ {
 		n := 1000 + i
 		h.addPull(n, h.repo.heads[i%3], false)
-		bodies[i] = h.pullPayload("synchronize", n, h.repo.heads[i%3], false)
+		body := h.pullPayload("synchronize", n, h.repo.heads[i%3], false)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i)), body, 0o600); err != nil {
+			b.Fatal(err)
+		}
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: burst}}
-	var mu sync.Mutex
-	var times []time.Duration
-	accepted, rejected, other := 0, 0, 0
+	plan, _ := json.Marshal(loadPlan{URL: h.web.URL + "/webhook", Secret: testSecret, Count: total, Burst: burst,
+		Every: 250 * time.Millisecond, BadEvery: 10, Round: round})
+	if err := os.WriteFile(filepath.Join(dir, "plan.json"), plan, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	sender := exec.Command(os.Args[0])
+	sender.Env = append(os.Environ(), loadSenderEnv+"="+dir)
+	sender.Stderr = os.Stderr
 	b.ResetTimer()
 	start := time.Now()
-	for k := 0; k < total/burst; k++ {
-		next := start.Add(time.Duration(k) * 250 * time.Millisecond)
-		time.Sleep(time.Until(next))
-		var wg sync.WaitGroup
-		for i := k * burst; i < (k+1)*burst; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				sig := Sign([]byte(testSecret), bodies[i])
-				if i%10 == 9 {
-					sig = Sign([]byte("wrong"), bodies[i])
-				}
-				req, _ := http.NewRequest(http.MethodPost, h.web.URL+"/webhook", bytes.NewReader(bodies[i]))
-				req.Header.Set("X-GitHub-Event", "pull_request")
-				req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("load-%d-%d", round, i))
-				req.Header.Set(SignatureHeader, sig)
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				d := time.Since(t0)
-				mu.Lock()
-				defer mu.Unlock()
-				times = append(times, d)
-				switch {
-				case err != nil:
-					other++
-				case resp.StatusCode == http.StatusAccepted:
-					accepted++
-				case resp.StatusCode == http.StatusBadRequest:
-					rejected++
-				default:
-					other++
-				}
-				if resp != nil {
-					resp.Body.Close()
-				}
-			}(i)
-		}
-		wg.Wait()
-	}
-	sendTime := time.Since(start)
+	out, err := sender.Output()
 	b.StopTimer()
+	if err != nil {
+		b.Fatalf("load sender: %v", err)
+	}
+	var res loadAnswers
+	if err := json.Unmarshal(out, &res); err != nil {
+		b.Fatalf("load sender printed %q: %v", out, err)
+	}
+	times := res.Times
 	slices.Sort(times)
 	p50, p99 := percentile(times, 0.50), percentile(times, 0.99)
-	if accepted != total*9/10 || rejected != total/10 || other != 0 {
-		b.Fatalf("accepted %d, rejected %d, other %d", accepted, rejected, other)
+	if res.Accepted != total*9/10 || res.Rejected != total/10 || res.Other != 0 || len(times) != total {
+		b.Fatalf("accepted %d, rejected %d, other %d, answers %d", res.Accepted, res.Rejected, res.Other, len(times))
 	}
-	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", accepted, rejected, p50, p99, times[len(times)-1], sendTime)
+	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent)
 	waitUntil(b, 15*time.Minute, "every accepted delivery to finish", func() bool {
-		return countCompleted(h, RunName) == accepted && h.idle()
+		return countCompleted(h, RunName) == res.Accepted && h.idle()
 	})
 	drain := time.Since(start)
-	b.ReportMetric(float64(accepted), "accepted")
-	b.ReportMetric(float64(rejected), "rejected")
+	b.ReportMetric(float64(res.Accepted), "accepted")
+	b.ReportMetric(float64(res.Rejected), "rejected")
 	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(total)/sendTime.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(total)/res.Sent.Seconds(), "deliveries/s")
 	b.ReportMetric(drain.Seconds(), "drain-s")
 	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
-		accepted, rejected, p50, p99, times[len(times)-1], sendTime, accepted, drain)
+		res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent, res.Accepted, drain)
 	h.stop()
 }
 
