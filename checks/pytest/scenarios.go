@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
@@ -101,8 +103,11 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return fail("could not make the scenario folder: %v", err)
 	}
-	if out, err := exec.CommandContext(ctx, "cp", "-a", baseDir, project).CombinedOutput(); err != nil {
-		return fail("could not copy the fixture: %v: %s", err, strings.TrimSpace(string(out)))
+	cp := exec.CommandContext(ctx, "cp", "-a", baseDir, project)
+	var cpOut bytes.Buffer
+	cp.Stdout, cp.Stderr = &cpOut, &cpOut
+	if err := nice.Run(cp); err != nil {
+		return fail("could not copy the fixture: %v: %s", err, strings.TrimSpace(cpOut.String()))
 	}
 	if err := s.apply(ctx, project, base); err != nil {
 		return fail("could not apply the agent change: %v", err)

@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/nice"
 )
 
 // FixedDate is the author and committer date of every commit made through
@@ -78,7 +80,7 @@ func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
+	if err := nice.Run(cmd); err != nil {
 		return out.Bytes(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.Bytes(), nil
@@ -290,10 +292,10 @@ func (r Repo) Export(ctx context.Context, rev, dir string) error {
 	// One buffer each: the two processes' stderr are copied concurrently.
 	var arErr, tarErr bytes.Buffer
 	ar.Stderr, tar.Stderr = &arErr, &tarErr
-	if err := tar.Start(); err != nil {
+	if err := nice.Start(tar); err != nil {
 		return fmt.Errorf("tar: %w", err)
 	}
-	if err := ar.Run(); err != nil {
+	if err := nice.Run(ar); err != nil {
 		_ = tar.Wait()
 		return fmt.Errorf("git archive %s: %s: %w", rev, strings.TrimSpace(arErr.String()), err)
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/nice"
 )
 
 // DefaultMaxOutput caps stdout and stderr, each, when Spec.MaxOutput is 0.
@@ -97,7 +99,7 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := nice.Start(cmd); err != nil {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
 	}
 	done := make(chan error, 1)
