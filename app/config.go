@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
@@ -14,6 +16,9 @@ import (
 // MaxBody is the largest webhook body taken: GitHub caps payloads at
 // 25 MB.
 const MaxBody = 25 << 20
+
+// DefaultNice is the nice level of the processes that runs start.
+const DefaultNice = 10
 
 // VerifyInput is what one verification gets.
 type VerifyInput struct {
@@ -42,6 +47,11 @@ type Config struct {
 	DataDir string
 	// Workers is the number of verifications that run at once; <= 0: 2.
 	Workers int
+	// Nice is the nice level (1 to 19) of the processes that runs start
+	// (git, bash, pytest), so that they yield the CPU to the webhook
+	// handler; 0: DefaultNice; negative: they keep this process's level.
+	// It applies to every process this process starts from Start on.
+	Nice int
 	// Announcers is the number of goroutines that create the queued check
 	// runs; <= 0: 4.
 	Announcers int
@@ -74,6 +84,9 @@ func (c *Config) check() error {
 	}
 	if len(c.PrivateKey) == 0 {
 		errs = append(errs, errors.New("the App private key is missing"))
+	}
+	if c.Nice > nice.Max {
+		errs = append(errs, fmt.Errorf("nice level %d: want at most %d", c.Nice, nice.Max))
 	}
 	if len(c.WebhookSecret) == 0 {
 		errs = append(errs, errors.New("the webhook secret is missing"))

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -56,6 +57,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
+	}
+	if cfg.Nice == 0 {
+		cfg.Nice = DefaultNice
 	}
 	if cfg.Announcers <= 0 {
 		cfg.Announcers = 4
@@ -149,6 +153,11 @@ func (s *Server) Start(ctx context.Context) error {
 	jobs, err := s.store.Jobs()
 	if err != nil {
 		return err
+	}
+	if s.cfg.Nice > 0 {
+		if err := nice.Set(s.cfg.Nice); err != nil {
+			return err
+		}
 	}
 	for i := 0; i < s.cfg.Announcers; i++ {
 		s.wg.Add(1)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -20,21 +22,26 @@ import (
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v, ok := os.LookupEnv(name); ok {
-			return v
+	appID := fs.String("app-id", "", "the GitHub App id (TEMPLATE_VERIFY_APP_ID)")
+	keyFile := fs.String("private-key-file", "", "the App's PEM private key file (TEMPLATE_VERIFY_PRIVATE_KEY_FILE); or the key itself in TEMPLATE_VERIFY_PRIVATE_KEY")
+	secretFile := fs.String("webhook-secret-file", "", "a file with the webhook secret (TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE); or the secret in TEMPLATE_VERIFY_WEBHOOK_SECRET")
+	listen := fs.String("listen", ":8080", "the listen address (TEMPLATE_VERIFY_LISTEN)")
+	apiURL := fs.String("api-url", app.DefaultAPIURL, "the GitHub REST API URL; for GitHub Enterprise Server https://HOST/api/v3 (TEMPLATE_VERIFY_API_URL)")
+	slug := fs.String("app-slug", "", "the App's slug; empty: read from GET /app (TEMPLATE_VERIFY_APP_SLUG)")
+	workers := fs.Int("workers", 2, "verifications that run at once (TEMPLATE_VERIFY_WORKERS)")
+	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
+	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
+	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
+	// Variables first, then the command line, so that a flag wins.
+	for _, flagName := range slices.Sorted(maps.Keys(serveEnv)) {
+		envName := serveEnv[flagName]
+		if v, ok := os.LookupEnv(envName); ok {
+			if err := fs.Set(flagName, v); err != nil {
+				fmt.Fprintf(stderr, "template-verify serve: %s=%q: %v\n", envName, v, err)
+				return exitUsage
+			}
 		}
-		return def
 	}
-	appID := fs.String("app-id", env("TEMPLATE_VERIFY_APP_ID", ""), "the GitHub App id (TEMPLATE_VERIFY_APP_ID)")
-	keyFile := fs.String("private-key-file", env("TEMPLATE_VERIFY_PRIVATE_KEY_FILE", ""), "the App's PEM private key file (TEMPLATE_VERIFY_PRIVATE_KEY_FILE); or the key itself in TEMPLATE_VERIFY_PRIVATE_KEY")
-	secretFile := fs.String("webhook-secret-file", env("TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE", ""), "a file with the webhook secret (TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE); or the secret in TEMPLATE_VERIFY_WEBHOOK_SECRET")
-	listen := fs.String("listen", env("TEMPLATE_VERIFY_LISTEN", ":8080"), "the listen address (TEMPLATE_VERIFY_LISTEN)")
-	apiURL := fs.String("api-url", env("TEMPLATE_VERIFY_API_URL", app.DefaultAPIURL), "the GitHub REST API URL; for GitHub Enterprise Server https://HOST/api/v3 (TEMPLATE_VERIFY_API_URL)")
-	slug := fs.String("app-slug", env("TEMPLATE_VERIFY_APP_SLUG", ""), "the App's slug; empty: read from GET /app (TEMPLATE_VERIFY_APP_SLUG)")
-	workers := fs.Int("workers", envInt("TEMPLATE_VERIFY_WORKERS", 2), "verifications that run at once (TEMPLATE_VERIFY_WORKERS)")
-	dataDir := fs.String("data-dir", env("TEMPLATE_VERIFY_DATA_DIR", "/var/lib/template-verify"), "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
-	grace := fs.Duration("shutdown-grace", envDuration("TEMPLATE_VERIFY_SHUTDOWN_GRACE", 30*time.Second), "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
 	verbose := fs.Bool("v", false, "log debug lines")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -46,6 +53,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	id, err := strconv.ParseInt(*appID, 10, 64)
 	if err != nil || id <= 0 {
 		fmt.Fprintf(stderr, "template-verify serve: --app-id %q is not an App id\n", *appID)
+		return exitUsage
+	}
+	if *niceLevel < 0 || *niceLevel > 19 {
+		fmt.Fprintf(stderr, "template-verify serve: --nice %d: want 0 to 19\n", *niceLevel)
 		return exitUsage
 	}
 	key, err := secretValue(*keyFile, "TEMPLATE_VERIFY_PRIVATE_KEY", "private key")
@@ -63,9 +74,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *niceLevel == 0 {
+		*niceLevel = -1 // app.Config: negative keeps the server's level
+	}
 	srv, err := app.New(app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
-		DataDir: *dataDir, Workers: *workers, ShutdownGrace: *grace, Log: log,
+		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
@@ -122,16 +136,16 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
-	}
-	return def
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
-		return d
-	}
-	return def
+// serveEnv maps each serve flag to its environment variable.
+var serveEnv = map[string]string{
+	"app-id":              "TEMPLATE_VERIFY_APP_ID",
+	"private-key-file":    "TEMPLATE_VERIFY_PRIVATE_KEY_FILE",
+	"webhook-secret-file": "TEMPLATE_VERIFY_WEBHOOK_SECRET_FILE",
+	"listen":              "TEMPLATE_VERIFY_LISTEN",
+	"api-url":             "TEMPLATE_VERIFY_API_URL",
+	"app-slug":            "TEMPLATE_VERIFY_APP_SLUG",
+	"workers":             "TEMPLATE_VERIFY_WORKERS",
+	"nice":                "TEMPLATE_VERIFY_NICE",
+	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
+	"shutdown-grace":      "TEMPLATE_VERIFY_SHUTDOWN_GRACE",
 }
