@@ -9,6 +9,7 @@ import (
 	"net/http/cgi"
 	"net/http/httptest"
 	"os/exec"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -32,6 +33,17 @@ type Server struct {
 	mu      sync.Mutex
 	reqs    []Request
 	auth    string // see SetAuth
+	nice    int    // see SetNice
+}
+
+// SetNice runs git http-backend, and so the upload-pack and pack-objects
+// it starts, at this nice level (0 to 19; 0: the test's own). A load
+// benchmark uses it to stand in for GitHub's git servers, which do not
+// share the App's CPU. It is safe to call while the server runs.
+func (s *Server) SetNice(level int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nice = level
 }
 
 // SetAuth makes every request need this whole Authorization header; other
@@ -94,14 +106,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	s.mu.Lock()
-	auth := s.auth
+	auth, level := s.auth, s.nice
 	s.mu.Unlock()
 	if auth != "" && rec.Authorization != auth {
 		sw.Header().Set("WWW-Authenticate", `Basic realm="githttp"`)
 		http.Error(sw, "authentication required", http.StatusUnauthorized)
 		return
 	}
-	s.backend.ServeHTTP(sw, r)
+	backend := s.backend
+	if level > 0 {
+		if path, err := exec.LookPath("nice"); err == nil {
+			niced := *s.backend
+			niced.Path, niced.Args = path, append([]string{"-n", strconv.Itoa(level), s.backend.Path}, s.backend.Args...)
+			backend = &niced
+		}
+	}
+	backend.ServeHTTP(sw, r)
 }
 
 // Requests returns a copy of the recorded requests.

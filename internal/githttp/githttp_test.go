@@ -2,6 +2,7 @@ package githttp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,12 @@ func commit(t *testing.T, dir, file, content string) string {
 }
 
 func TestCloneAndFetchBySHA(t *testing.T) {
+	for _, level := range []int{0, 19} {
+		t.Run(fmt.Sprintf("nice %d", level), func(t *testing.T) { fetchBySHA(t, level) })
+	}
+}
+
+func fetchBySHA(t *testing.T, level int) {
 	root := t.TempDir()
 	sha := commit(t, filepath.Join(root, "demo"), "a.txt", "hello\n")
 	// A commit that no branch names: only a fetch by sha gets it.
@@ -49,6 +56,7 @@ func TestCloneAndFetchBySHA(t *testing.T) {
 	}
 	loose := strings.TrimSpace(string(out))
 	s := Start(t, root)
+	s.SetNice(level)
 
 	dst := gitx.Repo{Dir: t.TempDir()}
 	if _, err := dst.Run(ctx, "init", "-q"); err != nil {
