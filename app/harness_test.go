@@ -194,6 +194,7 @@ type harness struct {
 	web    *httptest.Server
 	checks []string
 	grace  time.Duration
+	nice   int // Config.Nice
 	base   int // requests to GitHub before the last start
 }
 
@@ -216,7 +217,7 @@ func (h *harness) start(v VerifyFunc) {
 	srv, err := New(Config{
 		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
 		APIURL: h.gh.URL, DataDir: h.data, Workers: 2, Verify: v, Checks: h.checks,
-		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace,
+		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace, Nice: h.nice,
 		Log: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {

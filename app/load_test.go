@@ -128,26 +128,41 @@ func runLoadSender(dir string, out *os.File) error {
 // The server's workers clone each pull request from the git server while
 // the bursts arrive, so the answers compete for the CPU with git on both
 // sides. The git server stands in for GitHub's, which is not on the App's
-// machine: "github-nice-0" runs it at the test's priority, "github-nice-19"
-// at nice 19, nearer to a deployment. The App's own clones run at its
-// default nice level (DefaultNice) in both.
+// machine. The cases:
 //
-//	go test -run XXX -bench WebhookLoad -benchtime 1x ./app
+//   - github-nice-0: the git server at the test's priority, the App's
+//     processes at its default nice level (DefaultNice);
+//
+//   - github-nice-19: the git server at nice 19, nearer to a deployment;
+//
+//   - github-nice-19/app-nice-off: the same with the App's processes not
+//     niced, to compare with the case before.
+//
+//     go test -run XXX -bench WebhookLoad -benchtime 1x ./app
 func BenchmarkWebhookLoad(b *testing.B) {
-	for _, level := range []int{0, 19} {
-		b.Run(fmt.Sprintf("github-nice-%d", level), func(b *testing.B) {
+	cases := []struct {
+		name             string
+		githubNice, nice int
+	}{
+		{"github-nice-0", 0, 0},
+		{"github-nice-19", 19, 0},
+		{"github-nice-19/app-nice-off", 19, -1},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				loadOnce(b, i, level)
+				loadOnce(b, i, c.githubNice, c.nice)
 			}
 		})
 	}
 }
 
-func loadOnce(b *testing.B, round, githubNice int) {
+func loadOnce(b *testing.B, round, githubNice, appNice int) {
 	const total, burst = 500, 50
 	h := newHarness(b)
 	v := &stubVerify{}
 	h.git.SetNice(githubNice)
+	h.nice = appNice
 	h.start(v.fn)
 	h.gh.SetPermission(testFull, "dev", "write")
 	dir := b.TempDir()

@@ -154,10 +154,8 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.cfg.Nice > 0 {
-		if err := nice.Set(s.cfg.Nice); err != nil {
-			return err
-		}
+	if err := nice.Set(max(s.cfg.Nice, 0)); err != nil {
+		return err
 	}
 	for i := 0; i < s.cfg.Announcers; i++ {
 		s.wg.Add(1)
