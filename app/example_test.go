@@ -7,17 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/examples"
 	"github.com/formula-code/template-verify/internal/githttp"
-	"github.com/formula-code/template-verify/report"
-	"github.com/formula-code/template-verify/verify"
 )
 
-// TestRealExample runs the real verification (verify.Run with the render
-// check) on the example repository, served over git smart HTTP,
-// for the good head and the bad head.
+// TestRealExample runs the App's own verification (defaultVerify: every
+// default check, as in production) on the example repository, served over
+// git smart HTTP, for the good head and the bad head. The check runs and
+// conclusions are those of the CLI's demo goldens.
 func TestRealExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the real verification takes a while")
@@ -30,17 +27,8 @@ func TestRealExample(t *testing.T) {
 	}
 	h.git = githttp.Start(t, root)
 	h.repo = fixtureRepo{base: built.Base}
-	// The real verification of the real example, with the render check
-	// only: it tells the good head from the bad one, and the full set of
-	// checks runs on the same example in the CLI's demo golden tests.
-	h.checks = []string{"render"}
-	h.start(func(ctx context.Context, in VerifyInput) (*report.Report, error) {
-		return verify.Run(ctx, verify.Options{
-			RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName,
-			Checks: func() []checks.Check { return []checks.Check{render.New()} },
-			Log:    in.Log,
-		})
-	})
+	h.checks = nil // the default checks' names
+	h.start(nil)   // nil: defaultVerify
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("server log:\n%s", h.logs.String())
@@ -54,20 +42,35 @@ func TestRealExample(t *testing.T) {
 		h.send("pull_request", "ex-"+head, h.pullPayload("opened", n, sha, false))
 	}
 	good, bad := built.Heads[examples.HeadGood], built.Heads[examples.HeadBad]
-	waitUntil(t, 5*time.Minute, "both verifications", func() bool { return h.allDone(good, 3) && h.allDone(bad, 3) && h.idle() })
-	for sha, want := range map[string]string{good: "success", bad: "failure"} {
-		runs := h.runsOf(sha)
-		if runs["template-verify / gate"].Conclusion != want || runs[RunName].Conclusion != want {
-			var got []string
-			for name, c := range runs {
-				got = append(got, name+"="+c.Conclusion+" ("+c.Title+")")
+	// The App's run, one per check, and the gate.
+	const runs = 1 + 3 + 1
+	waitUntil(t, 10*time.Minute, "both verifications", func() bool {
+		return h.allDone(good, runs) && h.allDone(bad, runs) && h.idle()
+	})
+	want := map[string]map[string]string{
+		good: {RunName: "success", "template-verify / render": "success", "template-verify / restore": "success", "template-verify / pytest": "success", "template-verify / gate": "success"},
+		bad:  {RunName: "failure", "template-verify / render": "failure", "template-verify / restore": "success", "template-verify / pytest": "failure", "template-verify / gate": "failure"},
+	}
+	for sha, wantRuns := range want {
+		got := h.runsOf(sha)
+		if len(got) != len(wantRuns) {
+			t.Errorf("%s: %d check runs, want %d", short(sha), len(got), len(wantRuns))
+		}
+		for name, conclusion := range wantRuns {
+			if c := got[name]; c.Conclusion != conclusion {
+				t.Errorf("%s: %s concluded %q (%s), want %q", short(sha), name, c.Conclusion, c.Title, conclusion)
 			}
-			t.Errorf("%s: want gate %s, got %s", short(sha), want, strings.Join(got, "; "))
 		}
 	}
 	for n := 1; n <= 2; n++ {
-		if cs := h.gh.Comments(testFull, n); len(cs) != 1 || cs[0].Author != botLogin {
-			t.Errorf("pull request #%d: %d comments", n, len(cs))
+		cs := h.gh.Comments(testFull, n)
+		if len(cs) != 1 || cs[0].Author != botLogin {
+			t.Fatalf("pull request #%d: %d comments", n, len(cs))
+		}
+		for _, section := range []string{"## Verification", "| render |", "| restore |", "| pytest |"} {
+			if !strings.Contains(cs[0].Body, section) {
+				t.Errorf("pull request #%d: the comment lacks %q", n, section)
+			}
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/nice"
 )
 
 // loadSenderEnv, when set to a folder, makes the test binary the load
@@ -136,28 +138,57 @@ func runLoadSender(dir string, out *os.File) error {
 //   - github-nice-19: the git server at nice 19, nearer to a deployment;
 //
 //   - github-nice-19/app-nice-off: the same with the App's processes not
-//     niced, to compare with the case before.
+//     niced;
+//
+//   - busy/app-nice-10 and busy/app-nice-off: as github-nice-19, with two
+//     CPU-bound processes started the way verifications start theirs
+//     (nice.Start), standing in for two verifications running pytest.
 //
 //     go test -run XXX -bench WebhookLoad -benchtime 1x ./app
 func BenchmarkWebhookLoad(b *testing.B) {
 	cases := []struct {
 		name             string
 		githubNice, nice int
+		busy             int
 	}{
-		{"github-nice-0", 0, 0},
-		{"github-nice-19", 19, 0},
-		{"github-nice-19/app-nice-off", 19, -1},
+		{"github-nice-0", 0, 0, 0},
+		{"github-nice-19", 19, 0, 0},
+		{"github-nice-19/app-nice-off", 19, -1, 0},
+		{"busy/app-nice-10", 19, 0, 2},
+		{"busy/app-nice-off", 19, -1, 2},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				loadOnce(b, i, c.githubNice, c.nice)
+				loadOnce(b, i, c.githubNice, c.nice, c.busy)
 			}
 		})
 	}
 }
 
-func loadOnce(b *testing.B, round, githubNice, appNice int) {
+// burnCPU starts n CPU-bound processes through nice.Start and returns a
+// function that kills them.
+func burnCPU(b *testing.B, n int) func() {
+	var cmds []*exec.Cmd
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("bash", "-c", "while :; do :; done")
+		if err := nice.Start(cmd); err != nil {
+			b.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			for _, c := range cmds {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+		})
+	}
+}
+
+func loadOnce(b *testing.B, round, githubNice, appNice, busy int) {
 	const total, burst = 500, 50
 	h := newHarness(b)
 	v := &stubVerify{}
@@ -179,6 +210,8 @@ func loadOnce(b *testing.B, round, githubNice, appNice int) {
 	if err := os.WriteFile(filepath.Join(dir, "plan.json"), plan, 0o600); err != nil {
 		b.Fatal(err)
 	}
+	stopBurning := burnCPU(b, busy)
+	defer stopBurning()
 	sender := exec.Command(os.Args[0])
 	sender.Env = append(os.Environ(), loadSenderEnv+"="+dir)
 	sender.Stderr = os.Stderr
@@ -186,6 +219,7 @@ func loadOnce(b *testing.B, round, githubNice, appNice int) {
 	start := time.Now()
 	out, err := sender.Output()
 	b.StopTimer()
+	stopBurning()
 	if err != nil {
 		b.Fatalf("load sender: %v", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,16 +14,16 @@ import (
 	"time"
 )
 
-// AppServer is the fake with the endpoints of a GitHub App: it checks
-// the App's JWT (RS256, signed with the App's key, iss = the App id, not
-// expired) on /app/ paths, answers GET /app, and keeps the permission of
-// collaborators for GET /repos/{o}/{r}/collaborators/{u}/permission.
+// AppServer is the fake with the endpoints of a GitHub App: its auth
+// checks the App's JWT (RS256, signed with the App's key, iss = the App
+// id, not expired) on /app paths, it answers GET /app, and it keeps the
+// permission of collaborators for
+// GET /repos/{o}/{r}/collaborators/{u}/permission.
 type AppServer struct {
 	*Server
 	AppID int64
 	Slug  string
 
-	key   *rsa.PublicKey
 	pmu   sync.Mutex
 	perms map[string]string // "owner/repo user" -> admin, write, read, none
 }
@@ -33,14 +32,23 @@ type AppServer struct {
 func NewApp(tb testing.TB, appID int64, key *rsa.PublicKey) *AppServer {
 	tb.Helper()
 	s := New(tb)
-	a := &AppServer{Server: s, AppID: appID, Slug: strings.TrimSuffix(s.AppLogin, "[bot]"), key: key, perms: map[string]string{}}
+	a := &AppServer{Server: s, AppID: appID, Slug: strings.TrimSuffix(s.AppLogin, "[bot]"), perms: map[string]string{}}
+	s.mu.Lock()
+	s.app = &appAuth{id: appID, key: key}
+	s.mu.Unlock()
 	s.mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", a.permission)
-	s.srv.Close()
-	s.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	s.URL = s.srv.URL
-	tb.Cleanup(s.srv.Close)
+	s.mux.HandleFunc("GET /app", a.getApp)
 	return a
 }
+
+// appAuth is what the fake needs to check App JWTs.
+type appAuth struct {
+	id  int64
+	key *rsa.PublicKey
+}
+
+// isAppPath reports whether a path takes the App's JWT instead of a token.
+func isAppPath(p string) bool { return p == "/app" || strings.HasPrefix(p, "/app/") }
 
 // SetPermission sets the permission of user on repo (owner/name):
 // "admin", "maintain", "write", "read" or "none". Unknown users have
@@ -51,30 +59,8 @@ func (a *AppServer) SetPermission(repo, user, perm string) {
 	a.pmu.Unlock()
 }
 
-// serve checks the JWT of /app/ requests before the fake sees them.
-func (a *AppServer) serve(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/app") {
-		if msg := a.checkJWT(tokenOf(r)); msg != "" {
-			a.mu.Lock()
-			a.requests = append(a.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Token: tokenOf(r), Status: http.StatusUnauthorized})
-			a.mu.Unlock()
-			writeError(w, http.StatusUnauthorized, msg)
-			return
-		}
-		if r.URL.Path == "/app" {
-			// The fake's own auth knows only /app/ paths.
-			a.mu.Lock()
-			a.requests = append(a.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Token: tokenOf(r), Status: http.StatusOK})
-			a.mu.Unlock()
-			a.getApp(w, r)
-			return
-		}
-	}
-	a.Server.serve(w, r)
-}
-
-// checkJWT returns why the token is not a valid App JWT, or "".
-func (a *AppServer) checkJWT(tok string) string {
+// checkJWT returns why the token is not a valid JWT of the App, or "".
+func (a *appAuth) checkJWT(tok string, now time.Time) string {
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
 		return "A JSON web token could not be decoded"
@@ -91,7 +77,7 @@ func (a *AppServer) checkJWT(tok string) string {
 		return "A JSON web token could not be decoded"
 	}
 	if head.Alg != "RS256" {
-		return "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires"
+		return "A JSON web token could not be decoded"
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil {
@@ -108,10 +94,9 @@ func (a *AppServer) checkJWT(tok string) string {
 	case float64:
 		iss = strconv.FormatInt(int64(v), 10)
 	}
-	if iss != strconv.FormatInt(a.AppID, 10) {
+	if iss != strconv.FormatInt(a.id, 10) {
 		return "Integration not found"
 	}
-	now := a.now()
 	if claims.Exp == 0 || time.Unix(claims.Exp, 0).Before(now) || time.Unix(claims.Exp, 0).Sub(now) > 11*time.Minute {
 		return "'Expiration time' claim ('exp') is too far in the future or in the past"
 	}

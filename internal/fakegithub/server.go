@@ -63,6 +63,7 @@ type Server struct {
 	faults    []*fault
 	requests  []Request
 	remaining int
+	app       *appAuth // set by NewApp
 }
 
 // New starts a server on loopback and stops it when the test ends.
@@ -162,9 +163,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f.write(sw)
 		return
 	}
-	tok, ok := s.auth(r)
-	if !ok {
-		writeError(sw, http.StatusUnauthorized, "Bad credentials")
+	tok, why := s.auth(r)
+	if why != "" {
+		writeError(sw, http.StatusUnauthorized, why)
 		return
 	}
 	if tok.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -178,22 +179,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(sw, r.WithContext(withToken(r.Context(), tok)))
 }
 
-// auth finds the token of the request. App JWTs (three dot-separated
-// parts) are allowed on /app/ paths only.
-func (s *Server) auth(r *http.Request) (Token, bool) {
+// auth finds the token of the request, or says why it is refused. The
+// /app paths take a JWT: checked against the App's key when NewApp made
+// the server, else any three-part token.
+func (s *Server) auth(r *http.Request) (Token, string) {
+	const bad = "Bad credentials"
 	t := tokenOf(r)
 	if t == "" {
-		return Token{}, false
-	}
-	if strings.HasPrefix(r.URL.Path, "/app/") {
-		return Token{Login: s.AppLogin}, strings.Count(t, ".") == 2
+		return Token{}, "Requires authentication"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if tok, ok := s.tokens[t]; ok {
-		return tok, true
+	if isAppPath(r.URL.Path) {
+		switch {
+		case s.app != nil:
+			if why := s.app.checkJWT(t, s.now()); why != "" {
+				return Token{}, why
+			}
+		case strings.Count(t, ".") != 2:
+			return Token{}, "A JSON web token could not be decoded"
+		}
+		return Token{Login: s.AppLogin}, ""
 	}
-	return Token{Login: DefaultLogin}, !s.strict
+	if tok, ok := s.tokens[t]; ok {
+		return tok, ""
+	}
+	if s.strict {
+		return Token{}, bad
+	}
+	return Token{Login: DefaultLogin}, ""
 }
 
 func tokenOf(r *http.Request) string {

@@ -271,7 +271,7 @@ func TestConformance(t *testing.T) {
 		case c.differs == "" && !ok:
 			t.Errorf("%s: gonja and Jinja2 differ; fix it or mark it with \"differs\" in %s.json:\n%s", c.id, c.template[:len(c.template)-3], detail)
 		case c.differs != "" && ok:
-			t.Errorf("%s: marked as a difference (%s), but gonja and Jinja2 now agree; remove the mark and the line in docs/gonja-differences.md", c.id, c.differs)
+			t.Errorf("%s: marked as a difference (%s), but gonja and Jinja2 now agree; remove the mark and its line under 'Differences that remain' in README.md", c.id, c.differs)
 		case ok:
 			matched++
 		default:
