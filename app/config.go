@@ -47,10 +47,11 @@ type Config struct {
 	DataDir string
 	// Workers is the number of verifications that run at once; <= 0: 2.
 	Workers int
-	// Nice is the nice level (1 to 19) of the processes that runs start
+	// Nice is the nice level (0 to 19) of the processes that runs start
 	// (git, bash, pytest), so that they yield the CPU to the webhook
-	// handler; 0: DefaultNice; negative: they keep this process's level.
-	// It applies to every process this process starts from Start on.
+	// handler; 0 leaves them at this process's level. It applies to every
+	// process this process starts from Start on. serve's default is
+	// DefaultNice.
 	Nice int
 	// Announcers is the number of goroutines that create the queued check
 	// runs; <= 0: 4.
@@ -85,8 +86,8 @@ func (c *Config) check() error {
 	if len(c.PrivateKey) == 0 {
 		errs = append(errs, errors.New("the App private key is missing"))
 	}
-	if c.Nice > nice.Max {
-		errs = append(errs, fmt.Errorf("nice level %d: want at most %d", c.Nice, nice.Max))
+	if c.Nice < 0 || c.Nice > nice.Max {
+		errs = append(errs, fmt.Errorf("nice level %d: want 0 to %d", c.Nice, nice.Max))
 	}
 	if len(c.WebhookSecret) == 0 {
 		errs = append(errs, errors.New("the webhook secret is missing"))

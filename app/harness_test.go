@@ -194,14 +194,14 @@ type harness struct {
 	web    *httptest.Server
 	checks []string
 	grace  time.Duration
-	nice   int // Config.Nice
+	nice   int // Config.Nice; serve's default unless a test sets it
 	base   int // requests to GitHub before the last start
 }
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
 	k := appKey(t)
-	h := &harness{t: t, data: t.TempDir(), clock: &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}, checks: []string{"render"}}
+	h := &harness{t: t, data: t.TempDir(), clock: &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}, checks: []string{"render"}, nice: DefaultNice}
 	h.gh = fakegithub.NewApp(t, testAppID, &k.PublicKey)
 	// Only known tokens and the installation tokens the fake makes work.
 	h.gh.AddToken("unused-admin-token", fakegithub.Token{Login: "admin"})

@@ -133,7 +133,7 @@ func runLoadSender(dir string, out *os.File) error {
 // machine. The cases:
 //
 //   - github-nice-0: the git server at the test's priority, the App's
-//     processes at its default nice level (DefaultNice);
+//     processes at serve's default nice level (DefaultNice);
 //
 //   - github-nice-19: the git server at nice 19, nearer to a deployment;
 //
@@ -151,11 +151,11 @@ func BenchmarkWebhookLoad(b *testing.B) {
 		githubNice, nice int
 		busy             int
 	}{
-		{"github-nice-0", 0, 0, 0},
-		{"github-nice-19", 19, 0, 0},
-		{"github-nice-19/app-nice-off", 19, -1, 0},
-		{"busy/app-nice-10", 19, 0, 2},
-		{"busy/app-nice-off", 19, -1, 2},
+		{"github-nice-0", 0, DefaultNice, 0},
+		{"github-nice-19", 19, DefaultNice, 0},
+		{"github-nice-19/app-nice-off", 19, 0, 0},
+		{"busy/app-nice-10", 19, DefaultNice, 2},
+		{"busy/app-nice-off", 19, 0, 2},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

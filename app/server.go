@@ -58,9 +58,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
-	if cfg.Nice == 0 {
-		cfg.Nice = DefaultNice
-	}
 	if cfg.Announcers <= 0 {
 		cfg.Announcers = 4
 	}
@@ -154,7 +151,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := nice.Set(max(s.cfg.Nice, 0)); err != nil {
+	if err := nice.Set(s.cfg.Nice); err != nil {
 		return err
 	}
 	for i := 0; i < s.cfg.Announcers; i++ {

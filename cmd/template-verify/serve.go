@@ -74,9 +74,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if *niceLevel == 0 {
-		*niceLevel = -1 // app.Config: negative keeps the server's level
-	}
 	srv, err := app.New(app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
