@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 	"github.com/formula-code/template-verify/report"
@@ -23,25 +23,6 @@ const (
 	repoFull     = "octo/hello"
 	prNumber     = 2
 )
-
-// fakeClock moves only when something sleeps.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
 
 // event writes a pull_request event file from the real synchronize
 // payload, pointed at base and head of repoFull, after edit.
@@ -123,7 +104,7 @@ func (h *harness) run() int {
 			return h.verify(ctx, o)
 		},
 		Checks: h.checks,
-		Clock:  &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
+		Clock:  fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
 	})
 }
 

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 	"github.com/formula-code/template-verify/publish"
@@ -305,7 +307,7 @@ func TestCancelledJobCompletesRuns(t *testing.T) {
 			return stubReport(cancelled, restorePasses)(ctx, o)
 		},
 		Checks: h.checks,
-		Clock:  &fakeClock{},
+		Clock:  fakeclock.New(time.Time{}),
 	})
 	if code != ExitFail {
 		t.Errorf("exit %d\n%s", code, h.stdout.String())

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githttp"
 	"github.com/formula-code/template-verify/internal/gitx"
@@ -56,33 +57,6 @@ func appKey(t testing.TB) *rsa.PrivateKey {
 
 func keyPEM(k *rsa.PrivateKey) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
-}
-
-// fakeClock never waits; it records the waits asked for.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
 }
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -188,7 +162,7 @@ type harness struct {
 	git    *githttp.Server
 	repo   fixtureRepo
 	data   string
-	clock  *fakeClock
+	clock  *fakeclock.Clock
 	logs   *syncBuffer
 	srv    *Server
 	web    *httptest.Server
@@ -201,7 +175,7 @@ type harness struct {
 func newHarness(t testing.TB) *harness {
 	t.Helper()
 	k := appKey(t)
-	h := &harness{t: t, data: t.TempDir(), clock: &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}, checks: []string{"render"}, nice: DefaultNice}
+	h := &harness{t: t, data: t.TempDir(), clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), logs: &syncBuffer{}, checks: []string{"render"}, nice: DefaultNice}
 	h.gh = fakegithub.NewApp(t, testAppID, &k.PublicKey)
 	// Only known tokens and the installation tokens the fake makes work.
 	h.gh.AddToken("unused-admin-token", fakegithub.Token{Login: "admin"})

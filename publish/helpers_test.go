@@ -1,17 +1,16 @@
 package publish
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/report"
 )
@@ -26,43 +25,14 @@ const (
 	prNum   = 7
 )
 
-// fakeClock moves only when something sleeps, and records each sleep.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
+// newClock is the publish tests' clock.
+func newClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 type env struct {
 	srv   *fakegithub.Server
-	clock *fakeClock
+	clock *fakeclock.Clock
 	pub   *Publisher
 	tr    *Transport
 }
