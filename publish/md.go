@@ -5,28 +5,10 @@ import (
 	"strings"
 )
 
-var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
 // prose makes check text safe as one line of markdown: one line, no raw
-// HTML.
+// HTML outside code spans (the report's rule).
 func prose(s string) string {
-	return htmlEscaper.Replace(oneLine(s))
-}
-
-// escapeStart keeps a line from starting a heading, list, quote, table or
-// fence.
-func escapeStart(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '#', '>', '|', '-', '+', '*', '=', '`', '~':
-		return `\` + s
-	}
-	if i := strings.IndexAny(s, ".)"); i > 0 && i < 10 && strings.Trim(s[:i], "0123456789") == "" {
-		return s[:i] + `\` + s[i:]
-	}
-	return s
+	return escapeHTML(oneLine(s))
 }
 
 // fenced is a code block with a fence longer than any backtick run in body.
@@ -57,6 +39,8 @@ func sentence(s string) string {
 
 // Shared with the other output packages, so text is quoted the same way.
 var (
-	oneLine = markdown.OneLine
-	code    = markdown.Code
+	oneLine     = markdown.OneLine
+	code        = markdown.Code
+	escapeHTML  = markdown.EscapeHTML
+	escapeStart = markdown.EscapeStart
 )

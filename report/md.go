@@ -12,6 +12,13 @@ import (
 // output keeps all of it.
 const maxProse = 1000
 
+// Shared with the publisher, so that a comment and a check-run output
+// escape text the same way.
+var (
+	escapeHTML  = markdown.EscapeHTML
+	escapeStart = markdown.EscapeStart
+)
+
 // fenceFor returns a code fence of backticks longer than any backtick run
 // in body, and at least three.
 func fenceFor(body string) string { return markdown.Fence(body) }
@@ -20,62 +27,6 @@ func fenceFor(body string) string { return markdown.Fence(body) }
 // no raw HTML, at most maxProse bytes.
 func prose(s string) string {
 	return clip(escapeHTML(oneLine(s)), maxProse)
-}
-
-// escapeHTML writes "<" as "&lt;" outside inline code spans, so that text
-// such as "<sha>" shows and "<details>" opens nothing. Inside a span the
-// text shows as it is, so it stays.
-func escapeHTML(s string) string {
-	if !strings.Contains(s, "<") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		switch {
-		case s[i] == '`':
-			n := runLen(s, i)
-			end := closingRun(s, i+n, n)
-			if end < 0 {
-				b.WriteString(s[i : i+n])
-				i += n
-				continue
-			}
-			b.WriteString(s[i : end+n])
-			i = end + n
-		case s[i] == '<':
-			b.WriteString("&lt;")
-			i++
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	return b.String()
-}
-
-// runLen is the length of the backtick run at s[i].
-func runLen(s string, i int) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == '`' {
-		n++
-	}
-	return n
-}
-
-// closingRun finds the next backtick run of exactly n from s[i], or -1.
-func closingRun(s string, i, n int) int {
-	for i < len(s) {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		m := runLen(s, i)
-		if m == n {
-			return i
-		}
-		i += m
-	}
-	return -1
 }
 
 // clip cuts s to at most n bytes at a rune boundary, with an ellipsis.

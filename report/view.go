@@ -303,22 +303,6 @@ func summary(s string) string {
 	return strings.Join(ps, "\n\n")
 }
 
-// escapeStart keeps a line of text from starting a heading, list, quote,
-// table or fence.
-func escapeStart(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '#', '>', '|', '-', '+', '*', '=', '`', '~':
-		return `\` + s
-	}
-	if i := strings.IndexAny(s, ".)"); i > 0 && i < 10 && strings.Trim(s[:i], "0123456789") == "" {
-		return s[:i] + `\` + s[i:]
-	}
-	return s
-}
-
 func figure(f checks.Figure) string {
 	s := escapeStart(prose(f.Label)) + ": " + prose(f.Value)
 	if f.Label == "" {
