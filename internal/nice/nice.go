@@ -63,13 +63,6 @@ func Set(n int) error {
 	return nil
 }
 
-// Level is the level that Set gave.
-func Level() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return level
-}
-
 // Start starts cmd like cmd.Start, at the level of Set.
 func Start(cmd *exec.Cmd) error {
 	mu.Lock()
