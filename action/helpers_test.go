@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	fixtureEvent = "../../shared/fixtures/github-webhooks/pull_request/synchronize.payload.json"
+	fixtureEvent = "testdata/github-webhooks/pull_request/synchronize.payload.json"
 	repoFull     = "octo/hello"
 	prNumber     = 2
 )

@@ -35,7 +35,7 @@ const (
 	testRepo    = "hello"
 	testFull    = testOwner + "/" + testRepo
 	testSecret  = "It's a Secret to Everybody"
-	fixturesDir = "../../shared/fixtures/github-webhooks"
+	fixturesDir = "testdata/github-webhooks"
 )
 
 var (
