@@ -51,12 +51,26 @@ func ReadIn(root, rel string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
 	defer r.Close()
+	full := filepath.Join(root, clean)
+	// os.Root follows a symlink that stays inside root even with
+	// O_NOFOLLOW, so look at the last element first, and check after the
+	// open that the same file was opened.
+	before, err := r.Lstat(clean)
+	if err != nil {
+		return nil, describe(full, err)
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s: %w", full, kind(before.Mode()), ErrNotRegular)
+	}
 	f, err := r.OpenFile(clean, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, describe(filepath.Join(root, clean), err)
+		return nil, describe(full, err)
 	}
 	defer f.Close()
-	return readOpen(f, filepath.Join(root, clean), max)
+	if after, err := f.Stat(); err != nil || !os.SameFile(before, after) {
+		return nil, fmt.Errorf("%s changed while it was opened: %w", full, ErrNotRegular)
+	}
+	return readOpen(f, full, max)
 }
 
 // Inside checks that rel is a relative path that stays inside its folder
