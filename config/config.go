@@ -21,6 +21,9 @@ type Config struct {
 	Pytest  *Pytest  `yaml:"pytest"`
 	Gate    Gate     `yaml:"gate"`
 	Checks  Checks   `yaml:"checks"`
+	// PreExisting says what a failure that also happens at the base is:
+	// "warn" (default) or "fail". It is read at the base (see verdict.go).
+	PreExisting string `yaml:"pre_existing"`
 
 	// Source is the file the configuration came from, or "(defaults)".
 	Source string `yaml:"-"`
@@ -79,6 +82,14 @@ type Restore struct {
 	// Report is the JSON report file the step writes, as the script names it.
 	Report string `yaml:"report"`
 	Random Random `yaml:"random"`
+	// RefusalExit judges the exit code of a step that must refuse (no
+	// baseline file, HEAD not from the base): "any" (default), "zero" or
+	// "nonzero".
+	RefusalExit string `yaml:"refusal_exit"`
+	// Fallback is what the step does without the baseline sha file:
+	// "refuse" (default) or "base_commit" (it restores against the
+	// rendered {{ base_commit }}).
+	Fallback string `yaml:"fallback"`
 	// explicit is true when the restore block came from a file, not defaults.
 	Explicit bool `yaml:"-"`
 }
@@ -130,9 +141,19 @@ type Runner struct {
 	// Template is the rendered runner, as "group:path".
 	Template string `yaml:"template"`
 	// Command runs in the fixture project; {runner} is the rendered runner
-	// file and {result} the result file.
+	// file and {result} the result file. Empty: datasmith's (verdict.go).
 	Command string `yaml:"command"`
-	Result  string `yaml:"result"`
+	// Result is the result file, relative to the fixture project or under
+	// "{logs}/", the scenario's log folder. Empty: datasmith's.
+	Result string `yaml:"result"`
+	// Env is the extra environment of the runner; "{logs}" in a value is
+	// the scenario's log folder. Nil: datasmith's T_BENCH_TASK_LOGS_PATH.
+	Env map[string]string `yaml:"env"`
+	// Regressed is the dotted JSON path of the list of regressed test ids
+	// in the result file; TestsRan the path that says whether tests ran (a
+	// true bool, a number above 0 or a non-empty list). Empty: datasmith's.
+	Regressed string `yaml:"regressed"`
+	TestsRan  string `yaml:"tests_ran"`
 }
 
 // Gate configures the gate check.

@@ -29,7 +29,10 @@ func TestDecodeErrorsNameFileAndLine(t *testing.T) {
 		{"bad restore regexp", "restore:\n  template: harbor:tests/test.sh\n  section: {start: a, end: b}\n  patterns:\n    - ok\n    - \"(\"\n", 6, "not a valid regular expression"},
 		{"restore without section or command", "restore:\n  template: harbor:tests/test.sh\n", 1, "give a section"},
 		{"restore with unknown group", "restore:\n  template: nope:test.sh\n  command: x\n", 2, "names group \"nope\""},
-		{"runner incomplete", "pytest:\n  runner:\n    template: harbor:x.py\n", 2, "needs template, command and result"},
+		{"runner without template", "pytest:\n  runner:\n    command: x\n", 2, "needs a template"},
+		{"bad pre_existing", "version: 1\npre_existing: ignore\n", 2, "not warn or fail"},
+		{"bad refusal_exit", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  refusal_exit: one\n", 4, "not any, zero or nonzero"},
+		{"bad fallback", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  fallback: head\n", 4, "not refuse or base_commit"},
 		{"syntax error", "version: 1\n  bad: indent\n", 2, ""},
 		{"top level list", "- a\n- b\n", 1, "must be a mapping"},
 		{"tab indentation", "version: 1\ngroups:\n\t- name: a\n", 3, ""},
@@ -139,5 +142,40 @@ func TestOwnGroupsDropTheDatasmithRestoreDefault(t *testing.T) {
 	cfg, err = Decode("c.yml", []byte("groups:\n  - {name: harbor, root: t, templates: [{path: '**'}]}\n"))
 	if err != nil || cfg.Restore == nil {
 		t.Fatalf("restore %+v err %v", cfg.Restore, err)
+	}
+}
+
+func TestVerdictSettingsDefaults(t *testing.T) {
+	cfg, err := Decode(Path, []byte("pytest:\n  runner:\n    template: harbor:tests/pytest_runner.py\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Pytest.Runner
+	got := []string{r.RunCommand(), r.ResultFile(), r.RegressedKey(), r.TestsRanKey(), r.RunEnv()["T_BENCH_TASK_LOGS_PATH"]}
+	want := []string{"{python} {runner} --base {base}", "{logs}/test_results.json", "regression.regressed", "results.summary.total", "{logs}"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("runner defaults (-want +got):\n%s", d)
+	}
+	if cfg.Restore.RefusalExitRule() != RefusalExitAny || cfg.Restore.FallsBackToBaseCommit() {
+		t.Errorf("restore defaults: refusal_exit %q, fallback %q", cfg.Restore.RefusalExitRule(), cfg.Restore.Fallback)
+	}
+	strict, err := Decode(Path, []byte("pre_existing: fail\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		base, head *Config
+		want       bool
+	}{
+		{"default warns", nil, cfg, false},
+		{"head alone", nil, strict, true},
+		{"the base decides: the head cannot relax it", strict, cfg, true},
+		{"the base decides: the head cannot make it strict", cfg, strict, false},
+	}
+	for _, c := range cases {
+		if got := PreExistingFails(c.base, c.head); got != c.want {
+			t.Errorf("%s: PreExistingFails = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -20,6 +20,9 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 	if c.Version != 0 && c.Version != 1 {
 		return fail(fmt.Sprintf("version %d is not supported (want 1)", c.Version), "version")
 	}
+	if !oneOf(c.PreExisting, "", PreExistingWarn, PreExistingFail) {
+		return fail(fmt.Sprintf("pre_existing %q is not warn or fail", c.PreExisting), "pre_existing")
+	}
 	names := map[string]bool{}
 	for i, g := range c.Groups {
 		gi := strconv.Itoa(i)
@@ -89,6 +92,12 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 				return fail(fmt.Sprintf("restore pattern %q is not a valid regular expression: %v", p, err), "restore", "patterns", strconv.Itoa(j))
 			}
 		}
+		if !oneOf(r.RefusalExit, "", RefusalExitAny, RefusalExitZero, RefusalExitNonzero) {
+			return fail(fmt.Sprintf("restore.refusal_exit %q is not any, zero or nonzero", r.RefusalExit), "restore", "refusal_exit")
+		}
+		if !oneOf(r.Fallback, "", FallbackRefuse, FallbackBaseCommit) {
+			return fail(fmt.Sprintf("restore.fallback %q is not refuse or base_commit", r.Fallback), "restore", "fallback")
+		}
 		if r.Random.Count < 0 {
 			return fail("restore.random.count is negative", "restore", "random", "count")
 		}
@@ -109,8 +118,8 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 			}
 		}
 		if r := p.Runner; r != nil {
-			if r.Template == "" || r.Command == "" || r.Result == "" {
-				return fail("pytest.runner needs template, command and result", "pytest", "runner")
+			if r.Template == "" {
+				return fail("pytest.runner needs a template", "pytest", "runner")
 			}
 			if _, _, err := c.ResolveTemplate(r.Template); err != nil {
 				return fail("pytest.runner.template: "+err.Error(), "pytest", "runner", "template")
@@ -123,6 +132,15 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+func oneOf(v string, allowed ...string) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
 }
 
 // lineOf walks a mapping/sequence node tree along keyPath (mapping keys, or
