@@ -175,7 +175,7 @@ func TestBadSignatureIs400AndNothingHappens(t *testing.T) {
 	if !h.idle() {
 		t.Fatal("a job was stored")
 	}
-	if got := h.srv.metrics.DeliveryCount("pull_request", "bad_signature"); got != float64(len(cases)) {
+	if got := h.srv.metrics.DeliveryCount(labelUnverified, "bad_signature"); got != float64(len(cases)) {
 		t.Fatalf("bad_signature count %v", got)
 	}
 	// The same body with a good signature still gets in: nothing was
@@ -381,7 +381,7 @@ func TestOperationsEndpoints(t *testing.T) {
 	for _, want := range []string{
 		`template_verify_deliveries_total{event="ping",result="ping"} 1`,
 		`template_verify_deliveries_total{event="installation",result="ignored"} 1`,
-		`template_verify_deliveries_total{event="pull_request",result="too_large"} 1`,
+		`template_verify_deliveries_total{event="unverified",result="too_large"} 1`,
 		`template_verify_deliveries_total{event="pull_request",result="bad_payload"} 1`,
 		"template_verify_queue_depth 0",
 		"# TYPE template_verify_run_duration_seconds histogram",

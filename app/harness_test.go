@@ -230,7 +230,7 @@ func (h *harness) sendSigned(event, delivery string, body []byte, sig string) in
 	h.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, h.web.URL+"/webhook", bytes.NewReader(body))
 	req.Header.Set("X-GitHub-Event", event)
-	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-GitHub-Delivery", testDeliveryID(delivery))
 	req.Header.Set("Content-Type", "application/json")
 	if sig != "" {
 		req.Header.Set(SignatureHeader, sig)

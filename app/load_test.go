@@ -90,7 +90,7 @@ func runLoadSender(dir string, out *os.File) error {
 				defer wg.Done()
 				req, _ := http.NewRequest(http.MethodPost, plan.URL, bytes.NewReader(bodies[i]))
 				req.Header.Set("X-GitHub-Event", "pull_request")
-				req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("load-%d-%d", plan.Round, i))
+				req.Header.Set("X-GitHub-Delivery", testDeliveryID(fmt.Sprintf("load-%d-%d", plan.Round, i)))
 				req.Header.Set(SignatureHeader, sigs[i])
 				t0 := time.Now()
 				resp, err := client.Do(req)

@@ -37,9 +37,33 @@ func NewMetrics() *Metrics {
 	}
 }
 
+// labelUnverified is the event label of a delivery whose signature was
+// not checked or did not hold: its headers are anyone's.
+const labelUnverified = "unverified"
+
+// knownEvents are the event labels of /metrics: the events the App acts
+// on and those GitHub sends every App. Any other name is "other", so
+// that the number of series does not grow with what senders write.
+var knownEvents = map[string]bool{
+	"pull_request": true, "check_suite": true, "check_run": true, "issue_comment": true, "ping": true,
+	"installation": true, "installation_repositories": true, "github_app_authorization": true,
+	labelUnverified: true,
+}
+
+// EventLabel is the metric label of an event name: the name when it is
+// one of the fixed set, else "other".
+func EventLabel(event string) string {
+	if knownEvents[event] {
+		return event
+	}
+	return "other"
+}
+
 // Delivery counts one delivery by event and result (accepted, duplicate,
-// ignored, bad_signature, too_large, bad_payload, error, ping).
+// ignored, bad_signature, bad_delivery, too_large, bad_payload, error,
+// ping). An event outside the fixed set counts as "other".
 func (m *Metrics) Delivery(event, result string, took time.Duration) {
+	event = EventLabel(event)
 	m.mu.Lock()
 	m.deliveries[[2]string{event, result}]++
 	m.answer.observe(took.Seconds())

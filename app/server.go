@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -219,9 +221,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.store.Close()
 }
 
-// workDir is the folder of one job's clone.
+// workDir is the folder of one job's clone. Its name is a hash of the
+// delivery id, never the id: the id comes from an unsigned header.
 func (s *Server) workDir(j *Job) string {
-	return filepath.Join(s.cfg.DataDir, "work", j.Delivery)
+	sum := sha256.Sum256([]byte("work\x00" + j.Delivery))
+	return filepath.Join(s.cfg.DataDir, "work", hex.EncodeToString(sum[:16]))
 }
 
 func (s *Server) removeWork(j *Job) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 var (
 	bucketJobs       = []byte("jobs")
 	bucketDeliveries = []byte("deliveries")
+	// bucketHeads holds one claim per pull-request head (see Claim).
+	bucketHeads = []byte("heads")
 )
 
 // deliveryTTL is how long the store remembers a delivery id.
@@ -62,7 +66,7 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketJobs, bucketDeliveries} {
+		for _, b := range [][]byte{bucketJobs, bucketDeliveries, bucketHeads} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -152,13 +156,68 @@ func (s *Store) commit(group []storeWrite) {
 	}
 }
 
-// errDuplicate is returned by Accept for a delivery id already seen.
+// errDuplicate is returned by Accept for a delivery id or a body already
+// seen.
 var errDuplicate = errors.New("duplicate delivery")
 
-// Accept records the delivery id and, when j is not nil, stores the job,
-// in one transaction. It returns errDuplicate when the id is known.
-// Concurrent calls share one commit.
-func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
+// errSameHead is returned by Admit and Claim when another job of the same
+// pull request and head waits or runs, or when the head ran and the job
+// is not a request for a new run. It wraps errDuplicate.
+var errSameHead = fmt.Errorf("%w: the same head", errDuplicate)
+
+// headClaim is the value of a head in bucketHeads: the delivery of the
+// one job of that head, whether that job reached a worker's queue (then
+// the head counts as verified once the job is gone), and when.
+type headClaim struct {
+	Delivery string    `json:"delivery"`
+	Queued   bool      `json:"queued"`
+	At       time.Time `json:"at"`
+}
+
+// headKey names the head of j: repository (GitHub's names ignore case),
+// pull request and head sha. ok is false while the announcer has not
+// found the pull request or the head.
+func headKey(j *Job) (key []byte, ok bool) {
+	if j == nil || j.PR <= 0 || j.HeadSHA == "" || j.Owner == "" || j.Repo == "" {
+		return nil, false
+	}
+	return []byte(strings.ToLower(j.FullName()) + "#" + strconv.Itoa(j.PR) + "@" + strings.ToLower(j.HeadSHA)), true
+}
+
+// claimTx makes j the one job of its head, in tx. It returns a reason
+// when another job holds the head: that job still waits or runs, or it
+// ran and j is not a request for a new run.
+func claimTx(tx *bolt.Tx, j *Job, now time.Time) (string, error) {
+	key, ok := headKey(j)
+	if !ok {
+		return "", nil
+	}
+	heads := tx.Bucket(bucketHeads)
+	if v := heads.Get(key); v != nil {
+		var c headClaim
+		if err := json.Unmarshal(v, &c); err == nil && c.Delivery != j.Delivery {
+			switch {
+			case tx.Bucket(bucketJobs).Get([]byte(c.Delivery)) != nil:
+				return "a job of this head waits or runs", nil
+			case c.Queued && !j.Request:
+				return "this head was verified", nil
+			}
+		}
+	}
+	val, err := json.Marshal(headClaim{Delivery: j.Delivery, At: now.UTC()})
+	if err != nil {
+		return "", err
+	}
+	return "", heads.Put(key, val)
+}
+
+// Admit records a delivery by its id and the SHA-256 of its body and,
+// when j is not nil, stores the job and claims its head (when the event
+// names the head), in one transaction. It returns errDuplicate when the
+// id or the body was seen (the id is not signed; the body is), and
+// errSameHead when another job holds the head: then the delivery is
+// recorded and j is not stored. Concurrent calls share one commit.
+func (s *Store) Admit(delivery, bodySum string, now time.Time, j *Job) error {
 	var val []byte
 	if j != nil {
 		var err error
@@ -166,44 +225,122 @@ func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
 			return fmt.Errorf("encode job %s: %w", delivery, err)
 		}
 	}
-	dup := false
+	var dup error
 	err := s.update(func(tx *bolt.Tx) error {
-		dup = false
+		dup = nil
 		d := tx.Bucket(bucketDeliveries)
-		if d.Get([]byte(delivery)) != nil {
-			dup = true
-			return nil
+		keys := [][]byte{[]byte(delivery)}
+		if bodySum != "" {
+			keys = append(keys, []byte(bodyKeyPrefix+bodySum))
+		}
+		for _, k := range keys {
+			if d.Get(k) != nil {
+				dup = errDuplicate
+				return nil
+			}
 		}
 		stamp, _ := now.UTC().MarshalText()
-		if err := d.Put([]byte(delivery), stamp); err != nil {
+		for _, k := range keys {
+			if err := d.Put(k, stamp); err != nil {
+				return err
+			}
+		}
+		if val == nil {
+			return nil
+		}
+		why, err := claimTx(tx, j, now)
+		if err != nil {
 			return err
 		}
-		if val != nil {
-			return tx.Bucket(bucketJobs).Put([]byte(delivery), val)
+		if why != "" {
+			dup = fmt.Errorf("%w: %s", errSameHead, why)
+			return nil
 		}
-		return nil
+		return tx.Bucket(bucketJobs).Put([]byte(delivery), val)
 	})
 	if err != nil {
 		return fmt.Errorf("store delivery %s: %w", delivery, err)
 	}
-	if dup {
-		return errDuplicate
-	}
-	return nil
+	return dup
 }
 
-// Put stores the job under its delivery id.
+// bodyKeyPrefix starts the key of a body's SHA-256 in bucketDeliveries.
+const bodyKeyPrefix = "sha256:"
+
+// Accept is Admit without a body hash.
+func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
+	return s.Admit(delivery, "", now, j)
+}
+
+// Claim makes j the one job of its head and stores j, in one transaction,
+// so that two announcers (or an announcer before and after a restart)
+// cannot both queue a head. It returns an error that wraps errSameHead
+// when another job holds the head. Claiming again a head j holds is fine.
+func (s *Store) Claim(j *Job, now time.Time) error {
+	val, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", j.Delivery, err)
+	}
+	var dup error
+	err = s.update(func(tx *bolt.Tx) error {
+		dup = nil
+		why, err := claimTx(tx, j, now)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			dup = fmt.Errorf("%w: %s", errSameHead, why)
+			return nil
+		}
+		return tx.Bucket(bucketJobs).Put([]byte(j.Delivery), val)
+	})
+	if err != nil {
+		return fmt.Errorf("claim the head of job %s: %w", j.Delivery, err)
+	}
+	return dup
+}
+
+// Put stores the job under its delivery id. A job put as queued or
+// running marks its head's claim as queued.
 func (s *Store) Put(j *Job) error {
 	val, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", j.Delivery, err)
 	}
 	if err := s.update(func(tx *bolt.Tx) error {
+		if j.State == StateQueued || j.State == StateRunning {
+			if err := markQueuedTx(tx, j); err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketJobs).Put([]byte(j.Delivery), val)
 	}); err != nil {
 		return fmt.Errorf("store job %s: %w", j.Delivery, err)
 	}
 	return nil
+}
+
+// markQueuedTx marks the claim that j holds as queued.
+func markQueuedTx(tx *bolt.Tx, j *Job) error {
+	key, ok := headKey(j)
+	if !ok {
+		return nil
+	}
+	heads := tx.Bucket(bucketHeads)
+	v := heads.Get(key)
+	if v == nil {
+		return nil
+	}
+	var c headClaim
+	if json.Unmarshal(v, &c) != nil || c.Delivery != j.Delivery || c.Queued {
+		return nil
+	}
+	c.Queued = true
+	val, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return heads.Put(key, val)
 }
 
 // Get reads a job; ok is false when it is not there.
@@ -223,14 +360,40 @@ func (s *Store) Get(delivery string) (j *Job, ok bool, err error) {
 	return j, ok, nil
 }
 
-// Delete removes a finished job. The delivery id stays known.
+// Delete removes a finished job. The delivery id stays known. When the
+// job held its head and was never queued (it waited for a maintainer, or
+// the announcer gave up), the head is free again; a head whose job was
+// queued stays claimed as verified.
 func (s *Store) Delete(delivery string) error {
 	if err := s.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketJobs).Delete([]byte(delivery))
+		jobs := tx.Bucket(bucketJobs)
+		if v := jobs.Get([]byte(delivery)); v != nil {
+			var j Job
+			if json.Unmarshal(v, &j) == nil {
+				if err := releaseTx(tx, &j); err != nil {
+					return err
+				}
+			}
+		}
+		return jobs.Delete([]byte(delivery))
 	}); err != nil {
 		return fmt.Errorf("delete job %s: %w", delivery, err)
 	}
 	return nil
+}
+
+// releaseTx frees the head j holds when it was never queued.
+func releaseTx(tx *bolt.Tx, j *Job) error {
+	key, ok := headKey(j)
+	if !ok {
+		return nil
+	}
+	heads := tx.Bucket(bucketHeads)
+	var c headClaim
+	if v := heads.Get(key); v == nil || json.Unmarshal(v, &c) != nil || c.Delivery != j.Delivery || c.Queued {
+		return nil
+	}
+	return heads.Delete(key)
 }
 
 // Jobs lists the stored jobs, oldest first.
@@ -253,7 +416,8 @@ func (s *Store) Jobs() ([]*Job, error) {
 	return out, nil
 }
 
-// PruneDeliveries forgets delivery ids older than the TTL.
+// PruneDeliveries forgets delivery ids, body hashes and the claims of
+// heads whose job is gone, older than the TTL.
 func (s *Store) PruneDeliveries(now time.Time) error {
 	cut := now.Add(-deliveryTTL)
 	err := s.update(func(tx *bolt.Tx) error {
@@ -262,6 +426,16 @@ func (s *Store) PruneDeliveries(now time.Time) error {
 			var t time.Time
 			if t.UnmarshalText(v) == nil && t.Before(cut) {
 				if err := c.Delete(); err != nil {
+					return err
+				}
+			}
+		}
+		jobs := tx.Bucket(bucketJobs)
+		h := tx.Bucket(bucketHeads).Cursor()
+		for k, v := h.First(); k != nil; k, v = h.Next() {
+			var hc headClaim
+			if json.Unmarshal(v, &hc) == nil && hc.At.Before(cut) && jobs.Get([]byte(hc.Delivery)) == nil {
+				if err := h.Delete(); err != nil {
 					return err
 				}
 			}

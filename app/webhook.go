@@ -1,22 +1,34 @@
 package app
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 )
 
+// maxLogValue caps an unsigned header value in a log line.
+const maxLogValue = 100
+
 // ServeHTTP answers one webhook delivery. The order matters: size, then
 // signature on the raw body, then everything else. Nothing is stored or
-// sent to GitHub for a delivery with a bad signature.
+// sent to GitHub for a delivery with a bad signature. The headers are not
+// signed, even when the body is: the event name is only a metric label
+// when it is one of a fixed set, the delivery id must have GitHub's form
+// (a UUID) and is never a path, and a body seen before is a duplicate
+// whatever its id.
 func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")
-	result := "error"
-	defer func() { s.metrics.Delivery(event, result, time.Since(start)) }()
+	// The event label stays "unverified" until the signature holds.
+	label, result := labelUnverified, "error"
+	defer func() { s.metrics.Delivery(label, result, time.Since(start)) }()
 	if r.Method != http.MethodPost {
 		result = "bad_method"
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
@@ -40,20 +52,28 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ValidSignature(s.cfg.WebhookSecret, body, r.Header.Get(SignatureHeader)) {
 		result = "bad_signature"
-		s.log.Warn("webhook signature does not match", "delivery", delivery, "event", event)
+		s.log.Warn("webhook signature does not match", "delivery", clip(delivery), "event", clip(event))
 		http.Error(w, "the signature does not match", http.StatusBadRequest)
 		return
 	}
-	log := s.log.With("delivery", delivery, "event", event)
+	label = EventLabel(event)
+	if !ValidDeliveryID(delivery) {
+		result = "bad_delivery"
+		s.log.Warn("the delivery id is not GitHub's", "delivery", clip(delivery), "event", clip(event))
+		http.Error(w, "X-GitHub-Delivery must be a GitHub delivery id: a UUID such as 72d3162e-cc78-11e3-81ab-4c9367dc0958", http.StatusBadRequest)
+		return
+	}
+	delivery = strings.ToLower(delivery)
+	log := s.log.With("delivery", delivery, "event", clip(event))
 	if event == "ping" {
 		result = "ping"
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, "pong\n")
 		return
 	}
-	if delivery == "" || event == "" {
+	if event == "" {
 		result = "bad_headers"
-		http.Error(w, "X-GitHub-Event and X-GitHub-Delivery are required", http.StatusBadRequest)
+		http.Error(w, "X-GitHub-Event is required", http.StatusBadRequest)
 		return
 	}
 	if s.stopping.Load() {
@@ -64,14 +84,21 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	job, derr := DecodeEvent(event, body)
 	if derr != nil && !errors.Is(derr, ErrIgnored) {
 		result = "bad_payload"
-		log.Warn("bad webhook payload", "error", derr)
-		http.Error(w, derr.Error(), http.StatusBadRequest)
+		log.Warn("bad webhook payload", "error", clip(derr.Error()))
+		http.Error(w, clip(derr.Error()), http.StatusBadRequest)
 		return
 	}
 	if job != nil {
 		job.Delivery, job.State, job.Accepted = delivery, StateAccepted, time.Now().UTC()
 	}
-	switch err := s.store.Accept(delivery, time.Now(), job); {
+	sum := sha256.Sum256(body)
+	switch err := s.store.Admit(delivery, hex.EncodeToString(sum[:]), time.Now(), job); {
+	case errors.Is(err, errSameHead):
+		result = "duplicate"
+		log.Info("a job of the same head waits, runs or ran; delivery dropped", append(jobAttrs(job), "reason", err.Error())...)
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "duplicate: a job of this head waits, runs or ran\n")
+		return
 	case errors.Is(err, errDuplicate):
 		result = "duplicate"
 		log.Info("duplicate delivery dropped")
@@ -86,7 +113,7 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if job == nil {
 		result = "ignored"
-		log.Debug("delivery ignored", "reason", derr.Error())
+		log.Debug("delivery ignored", "reason", clip(derr.Error()))
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = io.WriteString(w, "not handled\n")
 		return
@@ -98,8 +125,42 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "queued\n")
 }
 
+// ValidDeliveryID reports whether id has the form of GitHub's delivery
+// ids: a UUID, 8-4-4-4-12 hexadecimal digits.
+func ValidDeliveryID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// clip cuts an unsigned value for a log line or an answer: at most
+// maxLogValue bytes of valid UTF-8, and the full length when cut.
+func clip(v string) string {
+	if len(v) <= maxLogValue {
+		return strings.ToValidUTF8(v, "\uFFFD")
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(v[:maxLogValue], "\uFFFD"), len(v))
+}
+
 // jobAttrs are the log attributes of a job.
 func jobAttrs(j *Job) []any {
+	if j == nil {
+		return nil
+	}
 	return []any{
 		slog.Int64("installation", j.Installation),
 		slog.String("repo", j.FullName()),
