@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +23,8 @@ type Config struct {
 	// PreExisting says what a failure that also happens at the base is:
 	// "warn" (default) or "fail". It is read at the base (see verdict.go).
 	PreExisting string `yaml:"pre_existing"`
+	// Limits bound what a PR's templates can cost (see limits.go).
+	Limits Limits `yaml:"limits"`
 
 	// Source is the file the configuration came from, or "(defaults)".
 	Source string `yaml:"-"`
@@ -284,35 +285,10 @@ type VarSet struct {
 // VarSets expands the group's and the template's vars and matrices into the
 // cartesian product, in a fixed order (matrix keys sorted, values in the
 // order written).
+// At most CeilingLimits.VarSets sets are made: use VarSetsUpTo to learn
+// whether there are more.
 func (g *Group) VarSets(t Template) []VarSet {
-	base := map[string]any{}
-	maps.Copy(base, g.Vars)
-	maps.Copy(base, t.Vars)
-	matrix := map[string][]any{}
-	maps.Copy(matrix, g.Matrix)
-	maps.Copy(matrix, t.Matrix)
-	keys := slices.Sorted(maps.Keys(matrix))
-	sets := []VarSet{{Vars: base}}
-	for _, k := range keys {
-		var next []VarSet
-		for _, s := range sets {
-			for _, v := range matrix[k] {
-				vars := maps.Clone(s.Vars)
-				vars[k] = v
-				name := fmt.Sprintf("%s=%s", k, formatValue(v))
-				if s.Name != "" {
-					name = s.Name + "," + name
-				}
-				next = append(next, VarSet{Name: name, Vars: vars})
-			}
-		}
-		if len(matrix[k]) > 0 {
-			sets = next
-		}
-	}
-	if len(sets) == 1 && sets[0].Name == "" {
-		sets[0].Name = "default"
-	}
+	sets, _ := g.VarSetsUpTo(t, CeilingLimits.VarSets)
 	return sets
 }
 
