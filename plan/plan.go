@@ -90,14 +90,20 @@ func Build(ctx context.Context, repo gitx.Repo, cfg *config.Config, baseRev, hea
 		return nil, fmt.Errorf("diff %s..%s: %w", baseRev, headRev, err)
 	}
 	p := &Plan{BaseRev: baseRev, HeadRev: headRev, Base: base, Head: head, MergeBase: mb, Changed: changed, Trees: &Trees{Repo: repo}}
-	if err := p.selectTemplates(ctx, cfg); err != nil {
+	if p.Templates, err = p.SelectedBy(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (p *Plan) selectTemplates(ctx context.Context, cfg *config.Config) error {
-	direct := map[string]bool{} // repository paths already in the plan
+// SelectedBy returns, in path order, the templates that cfg selects among
+// the changed files, and the templates of cfg's groups that include a
+// changed file. It does not change the plan: a caller that verifies what
+// two configurations select (the base's and the head's) adds the
+// templates it lacks with Add.
+func (p *Plan) SelectedBy(ctx context.Context, cfg *config.Config) ([]Template, error) {
+	var out []Template
+	direct := map[string]bool{} // repository paths already selected
 	changedUnder := map[string][]string{}
 	for _, c := range p.Changed {
 		g, rel, ok := cfg.GroupOf(c.Path)
@@ -133,7 +139,7 @@ func (p *Plan) selectTemplates(ctx context.Context, cfg *config.Config) error {
 			t.Status = Modified
 		}
 		direct[c.Path] = true
-		p.Templates = append(p.Templates, t)
+		out = append(out, t)
 	}
 	// Templates that include a changed file, directly or through other
 	// includes, at base or at head.
@@ -144,7 +150,7 @@ func (p *Plan) selectTemplates(ctx context.Context, cfg *config.Config) error {
 		}
 		files, err := p.Trees.Get(ctx, p.Head, g.Root)
 		if err != nil {
-			return fmt.Errorf("read %s at head: %w", g.Root, err)
+			return nil, fmt.Errorf("read %s at head: %w", g.Root, err)
 		}
 		includes := IncludeGraph(files, g.Root)
 		for _, inc := range DependsOn(includes, changedUnder[g.Name]) {
@@ -153,11 +159,35 @@ func (p *Plan) selectTemplates(ctx context.Context, cfg *config.Config) error {
 				continue
 			}
 			direct[rp] = true
-			p.Templates = append(p.Templates, Template{Group: g.Name, Path: rp, OldPath: rp, Rel: inc.Template, OldRel: inc.Template, Status: Included, Via: inc.Via})
+			out = append(out, Template{Group: g.Name, Path: rp, OldPath: rp, Rel: inc.Template, OldRel: inc.Template, Status: Included, Via: inc.Via})
 		}
 	}
-	slices.SortFunc(p.Templates, func(a, b Template) int { return strings.Compare(a.Path, b.Path) })
-	return nil
+	sortTemplates(out)
+	return out, nil
+}
+
+// Add puts ts into the plan, except those whose path the plan already
+// holds, and returns the ones it added.
+func (p *Plan) Add(ts []Template) []Template {
+	have := map[string]bool{}
+	for _, t := range p.Templates {
+		have[t.Path] = true
+	}
+	var added []Template
+	for _, t := range ts {
+		if have[t.Path] {
+			continue
+		}
+		have[t.Path] = true
+		added = append(added, t)
+	}
+	p.Templates = append(p.Templates, added...)
+	sortTemplates(p.Templates)
+	return added
+}
+
+func sortTemplates(ts []Template) {
+	slices.SortFunc(ts, func(a, b Template) int { return strings.Compare(a.Path, b.Path) })
 }
 
 var includeRe = regexp.MustCompile(`\{%-?\s*(?:include|import|extends|from)\s+["']([^"']+)["']`)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,6 +75,15 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if cfgPath == "" {
 		cfgPath = config.Path
 	}
+	if cfgPath != config.Path {
+		// A file the user names must be there: a typo must not verify
+		// with the defaults.
+		if _, ok, err := repo.ReadFile(ctx, head, cfgPath); err != nil {
+			return nil, &UsageError{fmt.Errorf("read %s at %s: %w", cfgPath, short(head), err)}
+		} else if !ok {
+			return nil, &UsageError{fmt.Errorf("the configuration file %s is not in the repository at %s", cfgPath, opts.Head)}
+		}
+	}
 	cfg, err := LoadConfigAt(ctx, repo, head, cfgPath)
 	if err != nil {
 		return nil, &UsageError{err}
@@ -89,7 +99,6 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		Base:         p.Base,
 		Head:         p.Head,
 		MergeBase:    p.MergeBase,
-		Templates:    p.Templates,
 		ConfigSource: cfg.Source,
 		Command:      opts.Command,
 	}
@@ -97,7 +106,39 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		rep.Repo = filepath.Base(absPath(opts.RepoDir))
 	}
 	if rep.Command == "" {
-		rep.Command = fmt.Sprintf("template-verify run --repo . --base %s --head %s", shellQuote(opts.Base), shellQuote(opts.Head))
+		rep.Command = Command(opts)
+	}
+	// The base's configuration: at the merge base (what the PR changes)
+	// and at the base itself (the policy, which the PR cannot change).
+	baseCfg, baseErr := LoadConfigAt(ctx, repo, p.MergeBase, cfgPath)
+	if baseErr != nil {
+		rep.Notes = append(rep.Notes, "The base configuration does not decode, so the report shows no policy change: "+baseErr.Error())
+		baseCfg = nil
+	}
+	policy := GatePolicy(ctx, opts.RepoDir, p.Base, cfgPath)
+	if policy.Err != nil && baseErr == nil {
+		rep.Notes = append(rep.Notes, "The configuration at the base does not decode, so the time limits are the defaults: "+policy.Err.Error())
+	}
+	selectors := []*config.Config{baseCfg, policy.Config}
+	if baseCfg == nil {
+		selectors[0] = config.Default()
+	}
+	eff, added, err := widen(ctx, p, cfg, selectors...)
+	if err != nil {
+		return nil, err
+	}
+	rep.Templates = p.Templates
+	var scope *checks.Finding
+	if baseCfg != nil {
+		var note string
+		scope, note = scopeFinding(scopeChanges(baseCfg, cfg), added, cfg.Source)
+		if note != "" {
+			rep.Notes = append([]string{note}, rep.Notes...)
+		}
+	} else if len(added) > 0 {
+		var note string
+		scope, note = scopeFinding(nil, added, cfg.Source)
+		rep.Notes = append([]string{note}, rep.Notes...)
 	}
 	if p.Empty() {
 		rep.Overall = checks.Success
@@ -105,17 +146,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
-	baseCfg, baseErr := LoadConfigAt(ctx, repo, p.MergeBase, cfgPath)
-	if baseErr != nil {
-		rep.Notes = append(rep.Notes, "The base configuration does not decode, so the report shows no policy change: "+baseErr.Error())
-		baseCfg = nil
-	}
 	work, err := os.MkdirTemp("", "template-verify-")
 	if err != nil {
 		return nil, fmt.Errorf("work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
-	in := &checks.Input{Repo: opts.RepoDir, Plan: p, Config: cfg, BaseConfig: baseCfg, WorkDir: work, Log: log}
+	in := &checks.Input{Repo: opts.RepoDir, Plan: p, Config: eff, BaseConfig: baseCfg, WorkDir: work, Log: log}
 	build := opts.Checks
 	if build == nil {
 		build = DefaultChecks
@@ -136,13 +172,15 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			continue
 		}
 		if cfg.Disabled(c.Name()) {
-			disabled = append(disabled, disabledResult(c.Name(), cfg, baseCfg))
+			disabled = append(disabled, disabledResult(c.Name(), cfg, baseRan(ctx, repo, p.MergeBase, baseCfg, c.Name())))
 			continue
 		}
 		run = append(run, c)
+		rep.Notes = append(rep.Notes, limitNote(policy, cfg, c.Name())...)
 	}
-	runner := &checks.Runner{Timeout: cfg.Timeout, Progress: opts.Progress}
+	runner := &checks.Runner{Timeout: func(check string) time.Duration { return policy.Limit(cfg, check) }, Progress: opts.Progress}
 	results = append(runner.Run(ctx, in, run), disabled...)
+	attachScope(results, scope)
 	rep.Results = results
 	rep.Overall = checks.Overall(results)
 	if sandbox.Available() {
@@ -157,8 +195,8 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 // disabledResult reports a check that the head's config turns off. When the
 // base ran it, this PR turns it off: that is "not run", so the gate fails
 // and a reviewer sees it. Otherwise the check is skipped.
-func disabledResult(name string, head, base *config.Config) checks.Result {
-	if base != nil && !base.Disabled(name) {
+func disabledResult(name string, head *config.Config, baseRan bool) checks.Result {
+	if baseRan {
 		return checks.Result{
 			Check: name, Conclusion: checks.NotRun,
 			Title:   "This PR turns the check off",
@@ -170,6 +208,73 @@ func disabledResult(name string, head, base *config.Config) checks.Result {
 		Title:   "The config turns this check off",
 		Summary: fmt.Sprintf("The check did not run because %s turns it off (checks.disable or a null block).", head.Source),
 	}
+}
+
+// baseRan reports whether the base runs the check. A base whose
+// configuration does not decode counts as running every check (fail
+// closed). A base without a configuration file ran the defaults, which
+// fit the datasmith layout: there a check ran only when the files the
+// defaults name for it are at the base. So a PR that adds the file for
+// the first time is verified with its own configuration, unless the
+// defaults applied.
+func baseRan(ctx context.Context, repo gitx.Repo, rev string, base *config.Config, name string) bool {
+	switch {
+	case base == nil:
+		return true
+	case base.Disabled(name):
+		return false
+	case base.Source != config.Default().Source:
+		return true
+	}
+	exists := func(p string) bool {
+		_, err := repo.Run(ctx, "cat-file", "-e", rev+":"+p)
+		return err == nil
+	}
+	template := func(ref string) bool {
+		g, rel, err := base.ResolveTemplate(ref)
+		return err == nil && exists(path.Join(g.Root, rel))
+	}
+	switch name {
+	case "restore":
+		return template(base.Restore.Template)
+	case "pytest":
+		if r := base.Pytest.Runner; r != nil && template(r.Template) {
+			return true
+		}
+		for _, s := range base.Pytest.Suites {
+			if slices.ContainsFunc(s.Files, exists) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// limitNote says when the head asks for a time limit the base does not
+// allow.
+func limitNote(pol Policy, head *config.Config, check string) []string {
+	d, ok := head.Checks.Timeouts[check]
+	if !ok {
+		return nil
+	}
+	if got := pol.Limit(head, check); got != d.Duration {
+		return []string{fmt.Sprintf("The head's time limit of %s for the %s check is outside what the base allows (%s to %s); the check ran with %s.",
+			d.Duration, check, MinCheckTimeout, limitOf(0, pol.Config.Timeout(check)), got)}
+	}
+	return nil
+}
+
+// Command is the command line that reproduces a run of opts.
+func Command(opts Options) string {
+	c := fmt.Sprintf("template-verify run --repo . --base %s --head %s", shellQuote(opts.Base), shellQuote(opts.Head))
+	if opts.ConfigPath != "" && opts.ConfigPath != config.Path {
+		c += " --config " + shellQuote(opts.ConfigPath)
+	}
+	if len(opts.Only) > 0 {
+		c += " --only " + shellQuote(strings.Join(opts.Only, ","))
+	}
+	return c
 }
 
 // LoadConfig reads .github/template-verify.yml at rev, or returns the

@@ -1,0 +1,163 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/plan"
+)
+
+// ScopeTitle is the title of the finding that shows how the head's
+// configuration changes what is verified.
+const ScopeTitle = "The PR changes what is verified"
+
+// baseGroupSuffix names the copy of a base group that verifies a template
+// the head's configuration no longer selects.
+const baseGroupSuffix = "@base"
+
+// widen adds to the plan the templates that the trusted configurations
+// (the base's) select and the head's does not, so that a change to the
+// head's configuration cannot take a changed template out of the
+// verification. It returns the configuration the checks get: the head's,
+// with a copy of each base group that verifies such a template, named
+// "<group>@base". The head's own configuration is not changed.
+func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*config.Config) (*config.Config, []plan.Template, error) {
+	eff := *head
+	eff.Groups = slices.Clone(head.Groups)
+	var added []plan.Template
+	for _, b := range trusted {
+		if b == nil {
+			continue
+		}
+		sel, err := p.SelectedBy(ctx, b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("select the templates of the base's configuration: %w", err)
+		}
+		var extra []plan.Template
+		for _, t := range sel {
+			bg, ok := b.Group(t.Group)
+			if !ok {
+				continue
+			}
+			if hg, ok := eff.Group(t.Group); ok && sameSelection(hg, bg) {
+				// The same group selects it at head, under a longer root
+				// of another group: the head verifies it already.
+				continue
+			}
+			name := bg.Name + baseGroupSuffix
+			if _, ok := eff.Group(name); !ok {
+				g := *bg
+				g.Name = name
+				eff.Groups = append(eff.Groups, g)
+			}
+			t.Group = name
+			extra = append(extra, t)
+		}
+		added = append(added, p.Add(extra)...)
+	}
+	return &eff, added, nil
+}
+
+func sameSelection(a, b *config.Group) bool {
+	return strings.TrimSuffix(a.Root, "/") == strings.TrimSuffix(b.Root, "/") &&
+		slices.Equal(a.Exclude, b.Exclude) && slices.Equal(globs(a), globs(b))
+}
+
+func globs(g *config.Group) []string {
+	var out []string
+	for _, t := range g.Templates {
+		out = append(out, t.Path)
+	}
+	return out
+}
+
+// scopeChanges lists how the head's groups differ from the base's in what
+// they select: groups added or removed, roots moved, excludes and template
+// globs added or removed.
+func scopeChanges(base, head *config.Config) []string {
+	var out []string
+	for _, bg := range base.Groups {
+		hg, ok := head.Group(bg.Name)
+		if !ok {
+			out = append(out, fmt.Sprintf("group `%s` (root `%s`) is removed", bg.Name, bg.Root))
+			continue
+		}
+		if strings.TrimSuffix(bg.Root, "/") != strings.TrimSuffix(hg.Root, "/") {
+			out = append(out, fmt.Sprintf("group `%s`: root `%s` moves to `%s`", bg.Name, bg.Root, hg.Root))
+		}
+		out = append(out, listChange(bg.Name, "exclude", bg.Exclude, hg.Exclude)...)
+		out = append(out, listChange(bg.Name, "templates", globs(&bg), globs(hg))...)
+	}
+	for _, hg := range head.Groups {
+		if _, ok := base.Group(hg.Name); !ok {
+			out = append(out, fmt.Sprintf("group `%s` (root `%s`) is added", hg.Name, hg.Root))
+		}
+	}
+	return out
+}
+
+func listChange(group, key string, base, head []string) []string {
+	var out []string
+	for _, v := range head {
+		if !slices.Contains(base, v) {
+			out = append(out, fmt.Sprintf("group `%s`: %s adds `%s`", group, key, v))
+		}
+	}
+	for _, v := range base {
+		if !slices.Contains(head, v) {
+			out = append(out, fmt.Sprintf("group `%s`: %s drops `%s`", group, key, v))
+		}
+	}
+	return out
+}
+
+// scopeFinding is the warning that shows a change of what is verified, and
+// the note that leads the report's notes; nil and "" when nothing changes.
+func scopeFinding(changes []string, added []plan.Template, source string) (*checks.Finding, string) {
+	if len(changes) == 0 && len(added) == 0 {
+		return nil, ""
+	}
+	lines := slices.Clone(changes)
+	for _, t := range added {
+		lines = append(lines, fmt.Sprintf("`%s` is selected by the base's configuration only: it is verified with the base's group `%s`", t.Path, strings.TrimSuffix(t.Group, baseGroupSuffix)))
+	}
+	msg := fmt.Sprintf("The head's %s changes which templates are verified. Every template that the base's or the head's configuration selects is verified: ", source) +
+		strings.Join(lines, "; ") + "."
+	f := &checks.Finding{
+		Path:    source,
+		Level:   checks.LevelWarning,
+		Title:   ScopeTitle,
+		Message: msg,
+		Details: "- " + strings.Join(lines, "\n- ") + "\n",
+	}
+	if source == "" || source == config.Default().Source {
+		f.Path = ""
+	}
+	return f, ScopeTitle + ": " + strings.Join(lines, "; ") + "."
+}
+
+// attachScope puts the finding on the render check's result, or on the
+// first result that ran when render did not.
+func attachScope(results []checks.Result, f *checks.Finding) {
+	if f == nil || len(results) == 0 {
+		return
+	}
+	at := -1
+	for i, r := range results {
+		if r.Check == "render" && r.Conclusion != checks.Skipped {
+			at = i
+			break
+		}
+		if at < 0 && r.Conclusion != checks.Skipped {
+			at = i
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	results[at].Findings = append([]checks.Finding{*f}, results[at].Findings...)
+}

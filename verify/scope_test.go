@@ -1,0 +1,215 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/gitx/gittest"
+)
+
+// resolveCheck fails unless every planned template resolves to a template
+// entry of a group in the configuration the checks get, as the render
+// check needs it.
+type resolveCheck struct{}
+
+func (resolveCheck) Name() string { return "render" }
+func (resolveCheck) Run(_ context.Context, in *checks.Input) checks.Result {
+	for _, t := range in.Plan.Templates {
+		g, ok := in.Config.Group(t.Group)
+		if !ok || len(g.TemplateFor(t.Rel)) == 0 && len(g.TemplateFor(t.OldRel)) == 0 {
+			return checks.Result{Check: "render", Conclusion: checks.Failure, Title: "unresolved " + t.Path + " in group " + t.Group}
+		}
+	}
+	return checks.Result{Check: "render", Conclusion: checks.Success, Title: fmt.Sprintf("%d templates", len(in.Plan.Templates))}
+}
+
+func resolveChecks() []checks.Check { return []checks.Check{resolveCheck{}} }
+
+func TestHeadConfigCannotHideATemplateChange(t *testing.T) {
+	for _, tc := range []struct {
+		name, head string
+		moved      string // a word the scope finding must name; "" when the scope does not change
+	}{
+		{"root moved", "version: 1\ngroups:\n  - {name: t, root: other, templates: [{path: '**'}]}\n", "root"},
+		{"exclude added", "version: 1\ngroups:\n  - {name: t, root: tpl, exclude: [a.sh], templates: [{path: '**'}]}\n", "exclude"},
+		{"templates narrowed", "version: 1\ngroups:\n  - {name: t, root: tpl, templates: [{path: '*.py'}]}\n", "templates"},
+		{"group renamed and moved", "version: 1\ngroups:\n  - {name: u, root: other, templates: [{path: '**'}]}\n", "removed"},
+		{"back to the default groups", "version: 1\n", "removed"},
+		{"same config", cfgA, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoWith(t, cfgA, tc.head)
+			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: resolveChecks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, tm := range rep.Templates {
+				paths = append(paths, tm.Path)
+			}
+			if !slices.Contains(paths, "tpl/a.sh") || len(rep.Results) != 1 || rep.Results[0].Conclusion != checks.Success {
+				t.Fatalf("templates %v results %+v notes %v: the changed template must be verified", paths, rep.Results, rep.Notes)
+			}
+			notes := strings.Join(rep.Notes, "\n")
+			var finding *checks.Finding
+			for i, f := range rep.Results[0].Findings {
+				if f.Title == ScopeTitle {
+					finding = &rep.Results[0].Findings[i]
+				}
+			}
+			if tc.moved == "" {
+				if finding != nil || strings.Contains(notes, "changes what is verified") {
+					t.Fatalf("a scope finding for an unchanged config: %+v %q", finding, notes)
+				}
+				return
+			}
+			if finding == nil || !strings.Contains(finding.Message+finding.Details, tc.moved) || !strings.HasPrefix(notes, "The PR changes what is verified") {
+				t.Fatalf("finding %+v notes %q: want the scope change, naming %q, first in the notes", finding, notes, tc.moved)
+			}
+		})
+	}
+}
+
+// deadlineCheck reports the time limit its context carries.
+type deadlineCheck struct{ got *time.Duration }
+
+func (deadlineCheck) Name() string { return "render" }
+func (d deadlineCheck) Run(ctx context.Context, _ *checks.Input) checks.Result {
+	if dl, ok := ctx.Deadline(); ok {
+		*d.got = time.Until(dl)
+	} else {
+		*d.got = -1
+	}
+	return checks.Result{Check: "render", Conclusion: checks.Success}
+}
+
+func TestHeadCannotLiftTheTimeLimit(t *testing.T) {
+	base := cfgA + "checks: {timeouts: {render: 30s}}\n"
+	for _, tc := range []struct{ name, head string }{
+		{"zero", cfgA + "checks: {timeouts: {render: 0s}}\n"},
+		{"huge", cfgA + "checks: {timeouts: {render: 100000h}}\n"},
+		{"above the base", cfgA + "checks: {timeouts: {render: 31s}}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoWith(t, base, tc.head)
+			var got time.Duration
+			_, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+				Checks: func() []checks.Check { return []checks.Check{deadlineCheck{&got}} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got <= 0 || got > 30*time.Second {
+				t.Fatalf("the check ran with a limit of %v (-1: none), want at most the base's 30s", got)
+			}
+		})
+	}
+}
+
+func TestLimitOf(t *testing.T) {
+	for _, tc := range []struct {
+		head, base, want time.Duration
+	}{
+		{0, 30 * time.Second, 30 * time.Second},
+		{time.Second, 30 * time.Second, MinCheckTimeout},
+		{20 * time.Second, 30 * time.Second, 20 * time.Second},
+		{time.Hour, 30 * time.Second, 30 * time.Second},
+		{0, 0, MaxCheckTimeout},
+		{1000 * time.Hour, 1000 * time.Hour, MaxCheckTimeout},
+	} {
+		if got := limitOf(tc.head, tc.base); got != tc.want {
+			t.Errorf("limitOf(head %v, base %v) = %v, want %v", tc.head, tc.base, got, tc.want)
+		}
+	}
+}
+
+func TestFirstConfigFileIsVerifiedWithTheHeadsConfig(t *testing.T) {
+	const restoreTemplate = "src/datasmith/harbor_adapter/template/tests/test.sh"
+	for _, tc := range []struct {
+		name  string
+		base  map[string]string
+		head  string
+		check string
+		want  checks.Conclusion
+	}{
+		// The defaults name a restore template this repository does not
+		// have: the base ran no restore check, so the head's config decides.
+		{"no default layout", map[string]string{"tpl/a.sh": "a\n"}, cfgA, "restore", checks.Skipped},
+		// The defaults applied at the base: turning restore off is not run.
+		{"default layout", map[string]string{"tpl/a.sh": "a\n", restoreTemplate: "echo\n"}, cfgA + "checks: {disable: [restore]}\n", "restore", checks.NotRun},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gittest.New(t)
+			r.Write(tc.base)
+			r.Commit("base")
+			r.Git("checkout", "-q", "-b", "pr")
+			r.Write(map[string]string{".github/template-verify.yml": tc.head, "tpl/a.sh": "b\n"})
+			r.Commit("head")
+			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := conclusions(rep.Results)[tc.check]; got != tc.want {
+				t.Fatalf("%s = %s, want %s (%v)", tc.check, got, tc.want, rep.Results)
+			}
+		})
+	}
+}
+
+func TestMissingConfigFileIsAUsageError(t *testing.T) {
+	r := repoWith(t, cfgA, cfgA)
+	_, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", ConfigPath: "ci/missing.yml", Checks: stubChecks})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "ci/missing.yml") {
+		t.Fatalf("err %v, want a usage error naming the file", err)
+	}
+}
+
+func TestReproduceCommandKeepsOnlyAndConfig(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"ci/tv.yml": cfgA, "tpl/a.sh": "a\n"})
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(map[string]string{"tpl/a.sh": "b\n"})
+	r.Commit("head")
+	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", ConfigPath: "ci/tv.yml", Only: []string{"render"}, Checks: stubChecks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "template-verify run --repo . --base main --head pr --config ci/tv.yml --only render"
+	if rep.Command != want {
+		t.Fatalf("command %q, want %q", rep.Command, want)
+	}
+}
+
+func TestGatePolicyIsReadAtTheBase(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"README": "1\n"})
+	none := r.Commit("no config")
+	r.Write(map[string]string{".github/template-verify.yml": "version: 1\ngate: {branches: [develop]}\n"})
+	base := r.Commit("base")
+	r.Write(map[string]string{".github/template-verify.yml": "version: [\n"})
+	broken := r.Commit("broken")
+	for _, tc := range []struct {
+		name, rev string
+		want      []string
+		err       bool
+	}{
+		{"config file", base, []string{"develop"}, false},
+		{"no config file", none, []string{"release/*", "main"}, false},
+		{"broken config file", broken, nil, true},
+		{"unknown commit", strings.Repeat("0", 40), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := GatePolicy(context.Background(), r.Dir(), tc.rev, "")
+			if (pol.Err != nil) != tc.err || !slices.Equal(pol.Branches, tc.want) {
+				t.Fatalf("policy %+v, want branches %v, error %v", pol, tc.want, tc.err)
+			}
+		})
+	}
+}
