@@ -35,7 +35,8 @@ type Runs struct {
 
 // Start creates one check run per check, and the gate, on the head commit
 // as in_progress. When a create fails, Start completes the runs it made
-// (neutral, with the error) and returns the error.
+// (failure, with the error: a run that was not verified never reads as
+// passed) and returns the error.
 func (p *Publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 	r := &Runs{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
 	for _, n := range append(slices.Clone(names), GateCheck) {
@@ -55,7 +56,7 @@ func (p *Publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 		})
 		if err != nil {
 			err = fmt.Errorf("create the check run %q: %w", RunName(n), err)
-			if aerr := r.Abort(ctx, "neutral", "Publishing stopped", "template-verify could not create all its check runs: "+prose(err.Error()), Gate{}); aerr != nil {
+			if aerr := r.Abort(ctx, "failure", "Publishing stopped", "template-verify could not create all its check runs: "+prose(err.Error()), Gate{}); aerr != nil {
 				err = errors.Join(err, aerr)
 			}
 			return nil, err
@@ -103,8 +104,10 @@ func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate Gate) ([]R
 }
 
 // Abort completes every run that is still open: the checks with conclusion
-// (neutral or failure) and the summary that says what failed, the gate
-// with failure when it applies, else skipped.
+// (failure, or cancelled when a newer run replaces them) and the summary
+// that says what failed, the gate with failure and the same summary when
+// it applies (always when its policy is unknown), else skipped. Callers
+// never pass neutral or success: GitHub counts those as passed.
 func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gate Gate) error {
 	var errs []error
 	for _, n := range r.order {

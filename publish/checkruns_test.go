@@ -198,7 +198,7 @@ func TestStartFailureCompletesWhatItMade(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want 1", len(runs))
 	}
-	if r := runs[0]; r.Name != RunName("render") || r.Status != "completed" || r.Conclusion != "neutral" || !strings.Contains(r.Summary, "could not create all its check runs") {
+	if r := runs[0]; r.Name != RunName("render") || r.Status != "completed" || r.Conclusion != "failure" || !strings.Contains(r.Summary, "could not create all its check runs") {
 		t.Errorf("run %s: %s/%s %q", r.Name, r.Status, r.Conclusion, r.Summary)
 	}
 }

@@ -18,12 +18,21 @@ type Gate struct {
 	// BaseRef is the branch the pull request merges into ("main" or
 	// "refs/heads/main").
 	BaseRef string
-	// Branches are the gated branch globs (config.Gate.Branches).
+	// Branches are the gated branch globs (config.Gate.Branches), read
+	// at the base (verify.GatePolicy).
 	Branches []string
+	// PolicyErr says why the gated branches could not be read at the
+	// base. The gate then applies whatever the branch: an unknown policy
+	// fails closed.
+	PolicyErr error
 }
 
-// Applies reports whether the gate applies to the base branch.
+// Applies reports whether the gate applies to the base branch. It does
+// when the gated branches are unknown.
 func (g Gate) Applies() bool {
+	if g.PolicyErr != nil {
+		return true
+	}
 	ref := g.branch()
 	if ref == "" {
 		return false
@@ -49,6 +58,14 @@ type GateOutcome struct {
 // not run or was cancelled; it passes when every check passed or was
 // skipped. For a base branch that is not gated it is skipped.
 func GateOf(results []checks.Result, g Gate) GateOutcome {
+	out := gateOf(results, g)
+	if g.PolicyErr != nil {
+		out.Summary += "\n\nThe gate applies because template-verify could not read the gated branches at the base: " + prose(g.PolicyErr.Error())
+	}
+	return out
+}
+
+func gateOf(results []checks.Result, g Gate) GateOutcome {
 	if !g.Applies() {
 		return GateOutcome{Conclusion: "skipped", Title: "The gate does not apply to this branch", Summary: gateSkipReason(g)}
 	}
@@ -59,6 +76,9 @@ func GateOf(results []checks.Result, g Gate) GateOutcome {
 		}
 	}
 	branch := code(g.branch())
+	if g.branch() == "" {
+		branch = "the base branch"
+	}
 	if len(blocking) > 0 {
 		return GateOutcome{
 			Conclusion: "failure",
