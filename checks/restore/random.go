@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fixture"
 )
 
@@ -48,8 +49,11 @@ func RandomEdits(base fixture.Tree, seed int64, i int) []Edit {
 	return edits
 }
 
-// RandomScenarios returns count random scenarios named random-1 and on.
+// RandomScenarios returns count random scenarios named random-1 and on,
+// at most config.CeilingLimits.RandomSets of them (the config refuses a
+// larger count; this bound keeps memory safe whatever the caller passes).
 func RandomScenarios(base fixture.Tree, seed int64, count int) []Scenario {
+	count = max(0, min(count, config.CeilingLimits.RandomSets))
 	out := make([]Scenario, count)
 	for i := range count {
 		out[i] = Scenario{Name: fmt.Sprintf("random-%d", i+1), Edits: RandomEdits(base, seed, i)}
