@@ -80,6 +80,7 @@ func FindPython(ctx context.Context) (path string, version string, ok bool) {
 	for _, c := range candidates {
 		exe, ver, err := probePython(ctx, c)
 		if err == nil {
+			sandbox.TrustInterpreter(exe) // found on this process's PATH, not named by a PR
 			pyCached = &pyFound{path: exe, version: ver, ok: true}
 			return exe, ver, true
 		}

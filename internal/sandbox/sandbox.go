@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +38,11 @@ type Spec struct {
 	Home string
 	// Writable lists folders the command may write when sandboxed. Dir and
 	// Home are always writable.
-	Writable  []string
+	Writable []string
+	// ReadOnly lists more folders the command may read when sandboxed,
+	// beyond the system folders (see bwrapArgs). Never a path from a
+	// pull request.
+	ReadOnly  []string
 	Timeout   time.Duration // 0: no limit beyond ctx
 	MaxOutput int64         // per stream; 0: DefaultMaxOutput
 	// Sandbox asks for bubblewrap; when it is not usable the command runs
@@ -92,15 +98,41 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	}
 	stdout := &capped{max: maxOut}
 	stderr := &capped{max: maxOut}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = env
-	cmd.Stdin = spec.Stdin
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := nice.Start(cmd); err != nil {
+	// Resolve the program here, on the PATH the command gets (bwrap on
+	// this process's), so that a missing program is a start error, as
+	// it is without the reaper.
+	path := envValue(env, "PATH")
+	if sandboxed {
+		path = basePath()
+	}
+	prog, err := lookPathIn(args[0], path)
+	if err != nil {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
+	}
+	args = append([]string{prog}, args[1:]...)
+	// The lifeline: the reaper kills everything under it when this end
+	// closes, also when this process dies.
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
+	}
+	defer lifeW.Close()
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       append([]string{reaperArg0, "--"}, args...),
+		Dir:        spec.Dir,
+		Env:        env,
+		Stdin:      spec.Stdin,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		ExtraFiles: []*os.File{lifeR},
+		// The reaper's own group; the command gets its own session.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = nice.Start(cmd)
+	_ = lifeR.Close()
+	if err != nil {
+		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -109,19 +141,23 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	select {
 	case waitErr = <-done:
 	case <-ctx.Done():
-		// Kill the whole group: a script's children die with it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// The reaper kills the command and everything it started.
+		_ = lifeW.Close()
 		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		select {
 		case waitErr = <-done:
 		case <-time.After(5 * time.Second):
-			// A grandchild kept a pipe open; its group is dead, so give up
-			// on the pipe.
-			waitErr = ctx.Err()
+			// The reaper did not finish: kill it. Its children are in
+			// their own sessions, so this is the last resort only.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			select {
+			case waitErr = <-done:
+			case <-time.After(5 * time.Second):
+				// A process kept a pipe open; give up on the pipe.
+				waitErr = ctx.Err()
+			}
 		}
 	}
-	// Kill leftovers of a command that exited but left its group running.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	out := Outcome{
 		ExitCode:  -1,
 		Stdout:    stdout.Bytes(),
@@ -140,9 +176,43 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	case ctx.Err() != nil:
 		out.Err = fmt.Errorf("cancelled: %w", ctx.Err())
 	case waitErr != nil && out.ExitCode == -1:
-		out.Err = fmt.Errorf("%s: %w", args[0], waitErr)
+		out.Err = fmt.Errorf("%s: %w", spec.Args[0], waitErr)
 	}
 	return out
+}
+
+// envValue is the value of key in env (KEY=VALUE), the last one winning
+// as in exec.Cmd.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// lookPathIn finds file in the folders of path, as a shell would.
+func lookPathIn(file, path string) (string, error) {
+	if strings.Contains(file, "/") {
+		if st, err := os.Stat(file); err != nil {
+			return "", err
+		} else if st.IsDir() || st.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%s: not an executable file", file)
+		}
+		return file, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", file, exec.ErrNotFound)
 }
 
 // basePath is the PATH untrusted commands get: the parent's PATH, which
@@ -154,16 +224,97 @@ func basePath() string {
 	return "/usr/local/bin:/usr/bin:/bin"
 }
 
+// systemDirs are the folders of the host that every sandbox sees, read
+// only: the programs and libraries that bash, git and python3 need. A
+// folder that is a symlink on the host (/bin -> usr/bin) is the same
+// symlink in the sandbox.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcFiles are the entries of /etc that the sandbox sees: the dynamic
+// loader's cache, users and groups, time zone, Debian's alternatives and
+// Python's site configuration. Not /etc as a whole: it can hold keys,
+// credentials helpers and the system git config.
+var etcFiles = []string{
+	"alternatives", "debian_version", "group", "host.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+	"localtime", "mime.types", "nsswitch.conf", "os-release", "passwd", "protocols", "python3", "services",
+	"shells", "terminfo", "timezone",
+}
+
+// ReadOnlyEnv names extra folders (separated by ":") that the operator
+// lets every sandbox read, for example a Python installation outside
+// /usr. A path from a pull request's config never gets there.
+const ReadOnlyEnv = "TEMPLATE_VERIFY_SANDBOX_READONLY"
+
+var (
+	trustedMu sync.Mutex
+	trusted   []string
+)
+
+// TrustInterpreter lets every sandbox from now on read the installation
+// of an interpreter that this process found itself on its own PATH (never
+// one that a pull request named): the folder above the bin folder of exe
+// and of the file its symlinks lead to, for example a pyenv or venv
+// Python. Installations under the system folders need nothing.
+func TrustInterpreter(exe string) {
+	cands := []string{exe}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		cands = append(cands, real)
+	}
+	trustedMu.Lock()
+	defer trustedMu.Unlock()
+	for _, c := range cands {
+		if !filepath.IsAbs(c) {
+			continue
+		}
+		prefix := filepath.Dir(filepath.Dir(filepath.Clean(c)))
+		if prefix == "/" || underSystem(prefix) || slices.Contains(trusted, prefix) {
+			continue
+		}
+		trusted = append(trusted, prefix)
+	}
+}
+
+// underSystem reports whether p is one of systemDirs or inside one.
+func underSystem(p string) bool {
+	for _, d := range systemDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func bwrapArgs(spec Spec, home string) []string {
 	a := []string{"bwrap",
-		"--ro-bind", "/", "/",
-		"--dev", "/dev",
-		"--proc", "/proc",
-		"--tmpfs", "/tmp",
-		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--unshare-all", "--unshare-net", "--unshare-pid",
 		"--die-with-parent", "--new-session",
+		"--proc", "/proc",
+		"--dev", "/dev",
+		"--tmpfs", "/tmp",
+		"--dir", "/var/tmp",
+	}
+	for _, d := range systemDirs {
+		a = append(a, hostEntry(d, d)...)
+	}
+	a = append(a, "--dir", "/etc")
+	etc, _ := filepath.Glob("/etc/python3.*")
+	for _, e := range etcFiles {
+		etc = append(etc, "/etc/"+e)
+	}
+	for _, e := range etc {
+		a = append(a, hostEntry(e, e)...)
 	}
 	seen := map[string]bool{}
+	trustedMu.Lock()
+	ro := append(slices.Clone(trusted), filepath.SplitList(os.Getenv(ReadOnlyEnv))...)
+	trustedMu.Unlock()
+	for _, r := range append(ro, spec.ReadOnly...) {
+		if r == "" || !filepath.IsAbs(r) || seen[r] {
+			continue
+		}
+		seen[r] = true
+		a = append(a, "--ro-bind-try", r, r)
+	}
 	for _, w := range append([]string{spec.Dir, home}, spec.Writable...) {
 		if w == "" || seen[w] {
 			continue
@@ -175,6 +326,23 @@ func bwrapArgs(spec Spec, home string) []string {
 		a = append(a, "--chdir", spec.Dir)
 	}
 	return append(append(a, "--"), spec.Args...)
+}
+
+// hostEntry shows the host's path at dst: the same symlink when it is
+// one, else a read-only bind; nothing when it does not exist.
+func hostEntry(path, dst string) []string {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return nil
+		}
+		return []string{"--symlink", target, dst}
+	}
+	return []string{"--ro-bind", path, dst}
 }
 
 var (

@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSandboxSeesOnlyItsFolders: a file outside the folders of the run (a
+// key in another folder, this repository's README) cannot be read from
+// the sandbox, nor the host's /proc, nor a loopback TCP listener.
+func TestSandboxSeesOnlyItsFolders(t *testing.T) {
+	if !Available() {
+		t.Skip("bubblewrap is not usable here: not run")
+	}
+	t.Setenv("TEMPLATE_VERIFY_ISOLATION_MARKER", "marker-4d1c")
+	parent, err := os.MkdirTemp("/var/tmp", "sandbox-iso-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "dir")
+	keys := filepath.Join(parent, "keys")
+	for _, d := range []string{dir, keys} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := filepath.Join(keys, "app.pem")
+	if err := os.WriteFile(key, []byte("FAKE-KEY-9f2e\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := filepath.Abs("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(readme); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HELLO-FROM-HOST\n"))
+			_ = c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	script := `
+cat "$1" 2>/dev/null
+cat "$2" 2>/dev/null | head -c 200
+ls "$(dirname "$1")" 2>/dev/null && echo LISTED-KEY-FOLDER
+cat /proc/*/environ 2>/dev/null | tr '\0' '\n' | grep marker-4d1c
+(exec 3<>"/dev/tcp/127.0.0.1/$3" && cat <&3) 2>/dev/null
+python3 -c 'print("py-ok")'
+git --version >/dev/null && echo git-ok
+echo done
+`
+	out := Run(context.Background(), Spec{
+		Args:    []string{"bash", "-c", script, "bash", key, readme, port},
+		Dir:     dir,
+		Sandbox: true,
+		Timeout: time.Minute,
+	})
+	if !out.Sandboxed || out.Err != nil {
+		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
+	}
+	got := string(out.Stdout)
+	for _, leak := range []string{"FAKE-KEY-9f2e", "template-verify", "LISTED-KEY-FOLDER", "marker-4d1c", "HELLO-FROM-HOST"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("the sandbox reached %q:\n%s", leak, got)
+		}
+	}
+	for _, want := range []string{"py-ok\n", "git-ok\n", "done\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout has no %q: %q, stderr %q", want, got, out.Stderr)
+		}
+	}
+}
+
+// TestNoProcessOutlivesRun: a command that starts a process in a new
+// session (setsid) and one through a double fork leaves nothing behind,
+// with and without the sandbox.
+func TestNoProcessOutlivesRun(t *testing.T) {
+	for _, boxed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sandbox=%v", boxed), func(t *testing.T) {
+			if boxed && !Available() {
+				t.Skip("bubblewrap is not usable here: not run")
+			}
+			marker := fmt.Sprintf("tvmark%d%v", os.Getpid(), boxed)
+			script := `
+setsid sleep 300 ` + marker + `a >/dev/null 2>&1 < /dev/null &
+( ( exec -a sleep-` + marker + `b sleep 300 ) & ) >/dev/null 2>&1
+( exec -a sleep-` + marker + `c nohup sleep 300 ) >/dev/null 2>&1 &
+disown -a
+echo started
+`
+			out := Run(context.Background(), Spec{
+				Args: []string{"bash", "-c", script}, Dir: t.TempDir(),
+				Sandbox: boxed, Timeout: time.Minute,
+			})
+			if out.Err != nil || out.ExitCode != 0 || !bytes.Contains(out.Stdout, []byte("started")) {
+				t.Fatalf("err %v, exit %d, stdout %q, stderr %q", out.Err, out.ExitCode, out.Stdout, out.Stderr)
+			}
+			if left := withMarker(t, marker); len(left) > 0 {
+				t.Errorf("processes outlive the run: %s", strings.Join(left, "; "))
+			}
+		})
+	}
+}
+
+// withMarker lists the live processes whose command line holds marker and
+// kills them, so that a failing test leaves nothing behind either.
+func withMarker(t *testing.T, marker string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && bytes.HasPrefix(stat[i:], []byte(") Z")) {
+			continue // a zombie is dead already
+		}
+		found = append(found, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
+	}
+	return found
+}
