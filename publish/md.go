@@ -1,19 +1,21 @@
 package publish
 
 import (
-	"github.com/formula-code/template-verify/internal/markdown"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
-// prose makes check text safe as one line of markdown: one line, no raw
-// HTML outside code spans (the report's rule).
+// prose makes check text safe as one line of markdown, as the report does
+// (markdown.Inline): no raw HTML, no reference, no ping, no control
+// character, no temporary path.
 func prose(s string) string {
-	return escapeHTML(oneLine(s))
+	return markdown.Inline(s)
 }
 
 // fenced is a code block with a fence longer than any backtick run in body.
 func fenced(lang, body string) string {
-	body = strings.TrimRight(body, "\n")
+	body = strings.TrimRight(markdown.Block(body), "\n")
 	fence := markdown.Fence(body)
 	return fence + lang + "\n" + body + "\n" + fence
 }
@@ -39,8 +41,7 @@ func sentence(s string) string {
 
 // Shared with the other output packages, so text is quoted the same way.
 var (
-	oneLine     = markdown.OneLine
+	plain       = markdown.Plain
 	code        = markdown.Code
-	escapeHTML  = markdown.EscapeHTML
 	escapeStart = markdown.EscapeStart
 )

@@ -10,7 +10,8 @@ func TestProse(t *testing.T) {
 		{"<details> opens\nnothing", "&lt;details> opens nothing"},
 		{"run `git diff <sha>` again", "run `git diff <sha>` again"},
 		{"a & b > c", "a & b > c"},
-		{"unclosed `tick <b>", "unclosed `tick &lt;b>"},
+		{"unclosed `tick <b>", "unclosed \\`tick &lt;b>"},
+		{"@admin &#64;x", "@\u200badmin &amp;#64;x"},
 	}
 	for _, tt := range tests {
 		if got := prose(tt.in); got != tt.want {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -56,9 +57,9 @@ func OutputOf(res checks.Result, command string, maxAnnotations int) Output {
 // titleOf is the check run's title: the result's title, else the check
 // and its conclusion; one line, at most MaxTitleChars.
 func titleOf(res checks.Result) string {
-	t := oneLine(res.Title)
+	t := plain(res.Title)
 	if t == "" {
-		t = fmt.Sprintf("%s %s", oneLine(res.Check), report.Word(res.Conclusion))
+		t = fmt.Sprintf("%s %s", plain(res.Check), report.Word(res.Conclusion))
 	}
 	return CutChars(t, MaxTitleChars)
 }
@@ -127,7 +128,7 @@ func annotationsOf(fs []checks.Finding) []Annotation {
 }
 
 func annotationOf(f checks.Finding) (Annotation, bool) {
-	p := f.Path
+	p := markdown.Clean(f.Path)
 	if p == "" || f.Line < 1 {
 		return Annotation{}, false
 	}
@@ -140,12 +141,12 @@ func annotationOf(f checks.Finding) (Annotation, bool) {
 		StartLine: f.Line,
 		EndLine:   max(f.EndLine, f.Line),
 		Level:     levelOf(f.Level),
-		Title:     CutChars(oneLine(f.Title), MaxTitleChars),
-		Message:   strings.TrimSpace(f.Message),
-		Details:   f.Details,
+		Title:     CutChars(plain(f.Title), MaxTitleChars),
+		Message:   strings.TrimSpace(markdown.Clean(f.Message)),
+		Details:   markdown.Clean(f.Details),
 	}
 	if a.Message == "" {
-		a.Message = oneLine(f.Title)
+		a.Message = plain(f.Title)
 	}
 	if a.Message == "" {
 		a.Message = "The check found a problem here."

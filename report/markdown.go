@@ -51,7 +51,30 @@ func (v *view) render(t *template.Template, base []string) (string, error) {
 	if err := t.ExecuteTemplate(&b, templates.Comment, v); err != nil {
 		return "", fmt.Errorf("render the comment: %w", err)
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n", nil
+	return defuseMarker(strings.TrimRight(b.String(), "\n") + "\n"), nil
+}
+
+// defusedMarker is Marker with a zero-width space: it reads the same in a
+// code span, and no search for Marker finds it.
+const defusedMarker = "<!-- template-verify\u200b:comment -->"
+
+// defuseMarker keeps Marker only at the start of the comment. A copy that
+// text from the pull request brings in (a file name in a code span, a
+// line of a diff) would make the comment look like two, and another
+// comment that quotes ours look like ours.
+func defuseMarker(md string) string {
+	first, rest, ok := strings.Cut(md, "\n")
+	if !ok || !strings.Contains(rest, Marker) {
+		return md
+	}
+	return first + "\n" + strings.ReplaceAll(rest, Marker, defusedMarker)
+}
+
+// IsComment reports whether body is a comment of template-verify: it
+// starts with Marker. A comment that only quotes the marker further down
+// is not one.
+func IsComment(body string) bool {
+	return strings.HasPrefix(strings.TrimLeft(body, " \t\r\n"), Marker)
 }
 
 var (

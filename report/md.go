@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/formula-code/template-verify/internal/markdown"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // maxProse is the longest one-line text (a title, message or note) in
@@ -14,19 +15,17 @@ const maxProse = 1000
 
 // Shared with the publisher, so that a comment and a check-run output
 // escape text the same way.
-var (
-	escapeHTML  = markdown.EscapeHTML
-	escapeStart = markdown.EscapeStart
-)
+var escapeStart = markdown.EscapeStart
 
 // fenceFor returns a code fence of backticks longer than any backtick run
 // in body, and at least three.
 func fenceFor(body string) string { return markdown.Fence(body) }
 
-// prose makes check-provided text safe as one markdown line: one line,
-// no raw HTML, at most maxProse bytes.
+// prose makes check-provided text safe as one markdown line (see
+// markdown.Inline), at most about maxProse bytes. It cuts before it
+// escapes, so that a cut never leaves a code span open around raw text.
 func prose(s string) string {
-	return clip(escapeHTML(oneLine(s)), maxProse)
+	return markdown.Escape(clip(markdown.Plain(s), maxProse))
 }
 
 // clip cuts s to at most n bytes at a rune boundary, with an ellipsis.
@@ -120,5 +119,6 @@ func thousands(n int) string {
 // Shared with the other output packages, so text is quoted the same way.
 var (
 	oneLine = markdown.OneLine
+	plain   = markdown.Plain
 	code    = markdown.Code
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // Text renders the report for a terminal: the same facts as the comment,
@@ -16,7 +17,7 @@ func (r *Report) Text() string {
 	var b strings.Builder
 	title := "template-verify"
 	if r.Repo != "" {
-		title += ": " + oneLine(r.Repo)
+		title += ": " + plain(r.Repo)
 	}
 	b.WriteString(title + "\n")
 	if r.Base != "" || r.BaseRev != "" {
@@ -33,7 +34,7 @@ func (r *Report) Text() string {
 	} else {
 		fmt.Fprintf(&b, "templates:  %d\n", len(r.Templates))
 		for _, t := range r.Templates {
-			fmt.Fprintf(&b, "  %s %s\n", oneLine(t.Path), mark(t))
+			fmt.Fprintf(&b, "  %s %s\n", plain(t.Path), mark(t))
 		}
 	}
 	fmt.Fprintf(&b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
@@ -45,7 +46,7 @@ func (r *Report) Text() string {
 		b.WriteString("\nchecks:\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		for _, res := range r.Results {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", oneLine(res.Check), Word(res.Conclusion), textDuration(res.Duration), oneLine(res.Title))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", plain(res.Check), Word(res.Conclusion), textDuration(res.Duration), plain(res.Title))
 		}
 		tw.Flush()
 	}
@@ -66,9 +67,9 @@ func (r *Report) Text() string {
 	var figs []string
 	for _, res := range r.Results {
 		for _, f := range res.Figures {
-			s := fmt.Sprintf("  %s: %s: %s", oneLine(res.Check), oneLine(f.Label), oneLine(f.Value))
-			if f.Command != "" && oneLine(f.Command) != oneLine(f.Label) {
-				s += "\n      $ " + oneLine(f.Command)
+			s := fmt.Sprintf("  %s: %s: %s", plain(res.Check), plain(f.Label), plain(f.Value))
+			if f.Command != "" && plain(f.Command) != plain(f.Label) {
+				s += "\n      $ " + plain(f.Command)
 			}
 			figs = append(figs, s)
 		}
@@ -79,7 +80,7 @@ func (r *Report) Text() string {
 
 	for _, res := range r.Results {
 		for _, t := range res.Tables {
-			fmt.Fprintf(&b, "\n%s (%s):\n", oneLine(t.Title), oneLine(res.Check))
+			fmt.Fprintf(&b, "\n%s (%s):\n", plain(t.Title), plain(res.Check))
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  %s\n", textCells(t.Header))
 			for _, row := range t.Rows {
@@ -96,7 +97,7 @@ func (r *Report) Text() string {
 		}
 	}
 	if r.Command != "" {
-		b.WriteString("\nreproduce:\n  " + oneLine(r.Command) + "\n")
+		b.WriteString("\nreproduce:\n  " + plain(r.Command) + "\n")
 	}
 	return b.String()
 }
@@ -104,9 +105,9 @@ func (r *Report) Text() string {
 // textFinding writes "path:line: level: message", with the check's name
 // when the finding has no path.
 func textFinding(check string, f checks.Finding) string {
-	loc := oneLine(f.Path)
+	loc := plain(f.Path)
 	if loc == "" {
-		loc = "(" + oneLine(check) + ")"
+		loc = "(" + plain(check) + ")"
 	} else if f.Line > 0 {
 		loc += ":" + itoa(f.Line)
 	}
@@ -114,8 +115,8 @@ func textFinding(check string, f checks.Finding) string {
 	if level == "" {
 		level = string(checks.LevelNotice)
 	}
-	msg := oneLine(f.Message)
-	if t := oneLine(f.Title); t != "" && t != msg {
+	msg := plain(f.Message)
+	if t := plain(f.Title); t != "" && t != msg {
 		msg = t + ": " + msg
 	}
 	return fmt.Sprintf("%s: %s: %s", loc, level, msg)
@@ -125,8 +126,7 @@ func textFinding(check string, f checks.Finding) string {
 func textNotes(r *Report) []string {
 	ns := notes(r)
 	for i, n := range ns {
-		n = strings.ReplaceAll(n, "&lt;", "<")
-		ns[i] = strings.ReplaceAll(n, "`", "")
+		ns[i] = strings.ReplaceAll(markdown.Unescape(n), "`", "")
 	}
 	return ns
 }
@@ -134,7 +134,7 @@ func textNotes(r *Report) []string {
 func textCells(cells []string) string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = oneLine(c)
+		out[i] = plain(c)
 	}
 	return strings.Join(out, "\t")
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // view is the comment as the templates see it: every sentence, escape and
@@ -39,7 +40,7 @@ type block struct {
 }
 
 func newBlock(lang, body string) *block {
-	body = strings.ReplaceAll(strings.TrimRight(body, "\n"), "\r\n", "\n")
+	body = strings.TrimRight(markdown.Block(body), "\n")
 	return &block{Fence: fenceFor(body), Lang: lang, Body: body}
 }
 
