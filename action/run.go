@@ -348,7 +348,10 @@ func (r *runner) exitCode(rep *report.Report) int {
 }
 
 func (r *runner) printReport(rep *report.Report) {
+	// The report holds PR text: the runner reads no workflow command in
+	// it (a random stop token, and logSafe on every line).
+	token := stopToken()
 	r.gha.Group("template-verify report")
-	fmt.Fprint(r.out, rep.Text())
+	fmt.Fprintf(r.out, "::stop-commands::%s\n%s::%s::\n", token, logSafe(rep.Text()), token)
 	r.gha.EndGroup()
 }
