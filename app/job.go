@@ -16,6 +16,12 @@ const (
 	StateRunning = "running"
 )
 
+// MaxAttempts is how many times a job may start and not end (the process
+// died during the run) before it is concluded as failure instead of run
+// again: a template that kills the process must not crash-loop the
+// server.
+const MaxAttempts = 3
+
 // Job is one accepted delivery that may lead to a verification.
 type Job struct {
 	Delivery     string `json:"delivery"`
@@ -43,7 +49,9 @@ type Job struct {
 	RunID int64 `json:"run_id"`
 	// CheckRunIDs are the per-check runs of the current attempt.
 	CheckRunIDs []int64 `json:"check_run_ids"`
-	Attempts    int     `json:"attempts"`
+	// Attempts counts the runs that started and did not end; a stop of
+	// the server (not a crash) gives its attempt back.
+	Attempts int `json:"attempts"`
 }
 
 // FullName is owner/repo.

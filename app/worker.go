@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
@@ -37,7 +36,9 @@ func (s *Server) worker() {
 }
 
 // resume queues a job that was running when the process stopped. Its
-// worker first concludes the check runs the stopped run left open.
+// worker first concludes the check runs the stopped run left open, or,
+// after MaxAttempts runs the process did not survive, concludes the job
+// as failure without running it.
 func (s *Server) resume(j *Job) { s.sched.add(j) }
 
 // runJob runs one verification and publishes it.
@@ -53,6 +54,10 @@ func (s *Server) runJob(j *Job) {
 	in, err := s.clients.get(j.Installation)
 	if err != nil {
 		log.Error("installation client", "error", err)
+		return
+	}
+	if j.State == StateRunning && j.Attempts >= MaxAttempts {
+		s.crashed(pubCtx, in, j, log)
 		return
 	}
 	if len(j.CheckRunIDs) > 0 {
@@ -85,6 +90,11 @@ func (s *Server) runJob(j *Job) {
 		s.cancelled(pubCtx, in, j, runs, se.newer, log)
 		return
 	case errors.Is(cause, errShutdown):
+		// A stop is not a crash: the attempt does not count.
+		j.Attempts--
+		if err := s.store.Put(j); err != nil {
+			log.Error("store the job", "error", err)
+		}
 		log.Info("the server stops; the run starts again at the next start")
 		return
 	}
@@ -94,17 +104,69 @@ func (s *Server) runJob(j *Job) {
 	if err != nil {
 		msg := redactAll(err.Error())
 		log.Error("verification failed", "error", msg)
-		if runs != nil {
-			if aerr := runs.Abort(pubCtx, "neutral", "The verification stopped", "template-verify could not finish the verification: "+msg, publish.Gate{}); aerr != nil {
-				log.Warn("conclude the check runs", "error", aerr)
-			}
+		s.fail(pubCtx, in, j, runs, "The verification stopped", "template-verify could not finish the verification: "+msg, log)
+		return
+	}
+	s.publish(pubCtx, in, j, runs, rep, log)
+}
+
+// fail concludes a run that did not verify: every check run and the App's
+// run as failure, the gate as failure wherever it applies (and wherever
+// the base's policy cannot be read). GitHub counts neutral and skipped as
+// passed, so an error never concludes that way. When the check runs were
+// not made yet, it makes them, so that the gate says why.
+func (s *Server) fail(ctx context.Context, in *installation, j *Job, runs *publish.Runs, title, summary string, log *slog.Logger) {
+	if runs == nil {
+		pub, err := publish.New(publish.Target{
+			Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+			CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
+		})
+		if err == nil {
+			runs, err = pub.Start(ctx, s.checks)
 		}
-		if err := s.setRun(pubCtx, in, j, "neutral", "The verification stopped", "template-verify could not finish the verification: "+msg); err != nil {
+		if err != nil {
+			log.Warn("make the check runs to conclude them", "error", err)
+		}
+	}
+	if runs != nil {
+		if err := runs.Abort(ctx, "failure", title, summary, s.gate(ctx, j)); err != nil {
+			log.Warn("conclude the check runs", "error", err)
+		}
+	}
+	if err := s.setRun(ctx, in, j, "failure", title, summary); err != nil {
+		log.Warn("conclude the check run", "error", err)
+	}
+}
+
+// gate is the gate of j's pull request, with the policy read at the base
+// commit of the clone (verify.GatePolicy): the head cannot change it.
+// Without a clone the policy is unknown, and the gate applies.
+func (s *Server) gate(ctx context.Context, j *Job) publish.Gate {
+	pol := verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "")
+	return publish.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+}
+
+// crashed concludes a job whose runs the process did not survive
+// MaxAttempts times, instead of running it again.
+func (s *Server) crashed(ctx context.Context, in *installation, j *Job, log *slog.Logger) {
+	defer s.removeWork(j)
+	defer s.forget(j)
+	title := fmt.Sprintf("The verification crashed %d times", j.Attempts)
+	summary := fmt.Sprintf("The verification crashed %d times: the template-verify server stopped during each of %d runs of %s, so it does not run it again. "+
+		"A template or test that kills the process is the likely cause. A new push, or a maintainer's `%s` comment, starts a new run.",
+		j.Attempts, j.Attempts, code(short(j.HeadSHA)), CommandWord)
+	log.Error("the verification crashed; it does not run again", "attempts", j.Attempts)
+	if len(j.CheckRunIDs) > 0 {
+		// The runs of the last attempt, the gate among them.
+		if err := s.closeRuns(ctx, in, j, j.CheckRunIDs, "failure", title, summary); err != nil {
+			log.Warn("conclude the check runs of the crashed run", "error", err)
+		}
+		if err := s.setRun(ctx, in, j, "failure", title, summary); err != nil {
 			log.Warn("conclude the check run", "error", err)
 		}
 		return
 	}
-	s.publish(pubCtx, in, j, runs, rep, log)
+	s.fail(ctx, in, j, nil, title, summary, log)
 }
 
 // execute clones, starts the check runs and verifies. runs is nil when
@@ -149,10 +211,7 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 // publish completes the check runs and the gate, writes the comment and
 // concludes the App's check run.
 func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *publish.Runs, rep *report.Report, log *slog.Logger) {
-	gate := publish.Gate{BaseRef: j.BaseRef}
-	if cfg, err := verify.LoadConfig(ctx, gitx.Repo{Dir: s.workDir(j)}, j.HeadSHA); err == nil {
-		gate.Branches = cfg.Gate.Branches
-	}
+	gate := s.gate(ctx, j)
 	infos, err := runs.Complete(ctx, rep, gate)
 	if err != nil {
 		log.Warn("complete the check runs", "error", err)
