@@ -1,14 +1,17 @@
 package action
 
 import (
+	"crypto/rand"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -114,11 +117,11 @@ func checkAnnotation(res checks.Result) (wfAnnotation, bool) {
 	if msg == "" {
 		msg = "The check " + report.Word(res.Conclusion) + "."
 	}
-	return wfAnnotation{level: level, title: fmt.Sprintf("template-verify / %s: %s", res.Check, report.Word(res.Conclusion)), message: msg}, true
+	return wfAnnotation{level: level, title: fmt.Sprintf("template-verify / %s: %s", oneLine(res.Check), report.Word(res.Conclusion)), message: msg}, true
 }
 
 func findingAnnotation(check string, f checks.Finding) wfAnnotation {
-	a := wfAnnotation{level: "notice", title: "template-verify / " + check}
+	a := wfAnnotation{level: "notice", title: "template-verify / " + oneLine(check)}
 	switch f.Level {
 	case checks.LevelFailure:
 		a.level = "error"
@@ -128,11 +131,11 @@ func findingAnnotation(check string, f checks.Finding) wfAnnotation {
 	if t := oneLine(f.Title); t != "" {
 		a.title += ": " + t
 	}
-	a.message = strings.TrimSpace(f.Message)
+	a.message = strings.TrimSpace(markdown.Clean(f.Message))
 	if a.message == "" {
 		a.message = oneLine(f.Title)
 	}
-	if p := path.Clean(f.Path); f.Path != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "../") {
+	if p := path.Clean(markdown.Clean(f.Path)); f.Path != "" && !path.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") {
 		a.file = p
 		if f.Line > 0 {
 			a.line = f.Line
@@ -204,7 +207,30 @@ func leftOutNote(left leftOut) string {
 	return fmt.Sprintf("GitHub shows at most %d annotations of each level for a step. Not shown here: %s. The job summary lists every finding.", MaxStepAnnotations, s)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is PR text on one line, without control characters or
+// temporary paths.
+func oneLine(s string) string { return markdown.Plain(s) }
+
+// logSafe makes text that holds PR text safe to print to the job log, in
+// addition to the stop-commands block that printReport puts around it: a
+// line that would start a workflow command ("::" after white space) gets
+// a backslash first, and the old form "##[" anywhere gets a space.
+func logSafe(text string) string {
+	lines := strings.Split(markdown.Clean(text), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") {
+			l = `\` + l
+		}
+		lines[i] = strings.ReplaceAll(l, "##[", "## [")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stopToken is a random token for "::stop-commands::": PR text cannot
+// guess it, so it cannot turn commands back on.
+func stopToken() string {
+	return "template-verify-" + rand.Text()
+}
 
 // cut shortens s to at most n bytes on a rune boundary.
 func cut(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -17,7 +18,9 @@ func (r *runner) summary(rep *report.Report) {
 	}
 	md, err := rep.MarkdownLimit(MaxSummaryBytes - len(note))
 	if err != nil {
-		md = fmt.Sprintf("The report does not render as markdown: %s\n\n```text\n%s\n```\n", summaryLine(err.Error()), rep.Text())
+		text := rep.Text()
+		fence := markdown.Fence(text)
+		md = fmt.Sprintf("The report does not render as markdown: %s\n\n%stext\n%s\n%s\n", summaryLine(err.Error()), fence, text, fence)
 	}
 	r.writeSummary(note + md)
 }
