@@ -2,9 +2,11 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/formula-code/template-verify/checks"
@@ -21,6 +23,8 @@ type Check struct {
 	// Python finds the interpreter for the Jinja2 cross-check; nil uses
 	// jinja.FindPython. Tests replace it to simulate a machine without Jinja2.
 	Python func(ctx context.Context) (path, version string, ok bool)
+	// RenderTime, when set, replaces limits.render_time (for tests).
+	RenderTime time.Duration
 }
 
 // New returns the render check.
@@ -51,7 +55,8 @@ type job struct {
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
-	jobs, err := c.renderAll(ctx, in)
+	jobs, capFindings, err := c.renderAll(ctx, in)
+	res.Findings = append(res.Findings, capFindings...)
 	if err != nil {
 		res.Conclusion = checks.Failure
 		res.Title = "The templates could not be read"
@@ -90,8 +95,26 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 }
 
 // renderAll renders every planned template for every variable set at base
-// and at head, with gonja. Parsing happens once per template and side.
-func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, error) {
+// and at head, with gonja in one render worker process (jinja.Renderer),
+// which parses each template once. Past limits.templates or
+// limits.var_sets the rest is not rendered and a failure finding names the
+// limit.
+func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []checks.Finding, error) {
+	lim := in.Config.Limits.Effective()
+	rl := jinja.Limits{Time: lim.RenderTime.Duration, Output: lim.RenderOutput, Memory: int64(lim.RenderMemory) << 20}
+	if c.RenderTime > 0 {
+		rl.Time = c.RenderTime
+	}
+	r := jinja.NewRenderer(rl)
+	defer r.Close()
+	var capped []checks.Finding
+	templates := in.Plan.Templates
+	if len(templates) > lim.Templates {
+		capped = append(capped, checks.Finding{Level: checks.LevelFailure, Title: "Too many templates",
+			Message: fmt.Sprintf("This change touches %d templates; limits.templates allows %d (at most %d), so the first %d were rendered and the rest were not.",
+				len(templates), lim.Templates, config.CeilingLimits.Templates, lim.Templates)})
+		templates = templates[:lim.Templates]
+	}
 	envs := map[[2]string]*jinja.Env{}
 	envFor := func(rev string, g *config.Group) (*jinja.Env, error) {
 		key := [2]string{rev, g.Name}
@@ -110,10 +133,10 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, error)
 		return e, nil
 	}
 	var jobs []*job
-	for _, t := range in.Plan.Templates {
+	for _, t := range templates {
 		g, ok := in.Config.Group(t.Group)
 		if !ok {
-			return nil, fmt.Errorf("template %s: group %q is not in the config", t.Path, t.Group)
+			return nil, capped, fmt.Errorf("template %s: group %q is not in the config", t.Path, t.Group)
 		}
 		entries := g.TemplateFor(t.Rel)
 		if len(entries) == 0 {
@@ -127,39 +150,46 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, error)
 		if t.AtBase() {
 			e, err := envFor(in.Plan.MergeBase, g)
 			if err != nil {
-				return nil, err
+				return nil, capped, err
 			}
 			baseT = parse(e, t.OldRel)
 		}
 		if t.AtHead() {
 			e, err := envFor(in.Plan.Head, g)
 			if err != nil {
-				return nil, err
+				return nil, capped, err
 			}
 			headT = parse(e, t.Rel)
 		}
-		for _, set := range g.VarSets(entry) {
+		sets, total := g.VarSetsUpTo(entry, lim.VarSets)
+		if total > lim.VarSets {
+			capped = append(capped, checks.Finding{Path: t.Path, Level: checks.LevelFailure, Title: "Too many variable sets",
+				Message: fmt.Sprintf("The matrix of this template makes more than %d variable sets; limits.var_sets allows %d (at most %d), so only the first %d were rendered.",
+					lim.VarSets, lim.VarSets, config.CeilingLimits.VarSets, lim.VarSets)})
+		}
+		for _, set := range sets {
 			j := &job{tmpl: t, group: g, entry: entry, set: set}
 			if baseT != nil {
-				j.base = baseT.render(set.Vars)
+				j.base = baseT.render(ctx, r, set.Vars)
 			}
 			if headT != nil {
-				j.head = headT.render(set.Vars)
+				j.head = headT.render(ctx, r, set.Vars)
 			}
 			j.shell = isShell(entry, t.Rel, j.head.output)
 			jobs = append(jobs, j)
 		}
 		if err := ctx.Err(); err != nil {
-			return jobs, err
+			return jobs, capped, err
 		}
 	}
-	return jobs, nil
+	return jobs, capped, nil
 }
 
+// parsed is a template of one side, checked for UTF-8; the render worker
+// parses it once, at its first render.
 type parsed struct {
 	env  *jinja.Env
 	name string
-	t    *jinja.Template
 	err  error
 }
 
@@ -171,8 +201,7 @@ func parse(e *jinja.Env, name string) *parsed {
 			Msg: fmt.Sprintf("the file is not valid UTF-8 (first bad byte at line %d, column %d); Jinja2 cannot load it", line, col),
 		}}
 	}
-	t, err := e.Parse(name)
-	return &parsed{env: e, name: name, t: t, err: err}
+	return &parsed{env: e, name: name}
 }
 
 // invalidUTF8At returns the 1-based line and byte column of the first byte
@@ -192,13 +221,20 @@ func invalidUTF8At(s string) (line, col int) {
 	return line, 0
 }
 
-func (p *parsed) render(vars map[string]any) side {
+func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]any) side {
 	s := side{env: p.env, name: p.name}
 	if p.err != nil {
 		s.err = p.err
 		return s
 	}
-	s.output, s.err = p.t.Render(vars)
+	s.output, s.err = r.Render(ctx, p.env, p.name, vars)
+	// A render stopped by a limit would stop again for the next variable
+	// set: a loop that runs past the time limit for 64 sets would hold the
+	// check for 64 limits.
+	var je *jinja.Error
+	if errors.As(s.err, &je) && je.Stopped {
+		p.err = s.err
+	}
 	return s
 }
 

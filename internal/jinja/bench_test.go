@@ -97,12 +97,12 @@ func BenchmarkGonja1317(b *testing.B) {
 		b.Fatal(err)
 	}
 	gonjaSum := sha256.New()
-	tpl, err := env.Parse(benchTemplate)
+	tpl, err := env.parseLocal(benchTemplate)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, v := range sets {
-		out, err := tpl.Render(v)
+		out, err := tpl.render(v, DefaultLimits.Output)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -114,12 +114,12 @@ func BenchmarkGonja1317(b *testing.B) {
 		b.ReportAllocs()
 		cpu := cpuTime()
 		for b.Loop() {
-			tpl, err := env.Parse(benchTemplate)
+			tpl, err := env.parseLocal(benchTemplate)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for _, v := range sets {
-				if _, err := tpl.Render(v); err != nil {
+				if _, err := tpl.render(v, DefaultLimits.Output); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -131,11 +131,11 @@ func BenchmarkGonja1317(b *testing.B) {
 		cpu := cpuTime()
 		for b.Loop() {
 			for _, v := range sets {
-				tpl, err := env.Parse(benchTemplate)
+				tpl, err := env.parseLocal(benchTemplate)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := tpl.Render(v); err != nil {
+				if _, err := tpl.render(v, DefaultLimits.Output); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,10 +2,12 @@
 // would, and cross-checks the bytes against Python Jinja2 when it is
 // installed.
 //
-// Every parse and render recovers from panics inside the engine, and every
-// error is an *Error that names the repository path of the file where the
-// error is (an included file when the error is inside it) and, where it can
-// be found, the line.
+// Templates parse and render in a render worker, a child process (see
+// worker.go): a template from a pull request can crash or hang the Go
+// runtime in ways no recover() catches. Inside the worker every parse and
+// render recovers from panics, and every error is an *Error that names the
+// repository path of the file where the error is (an included file when
+// the error is inside it) and, where it can be found, the line.
 package jinja
 
 import (
@@ -25,6 +27,7 @@ import (
 // Env is one Jinja environment: a loader root with its files and options.
 // An Env is safe for concurrent use.
 type Env struct {
+	id     uint64            // names the environment in the render worker
 	root   string            // repository path of the loader root ("" for the top)
 	files  map[string]string // loader name ("/" + path relative to root) -> source
 	opts   config.Jinja
@@ -38,7 +41,13 @@ type Env struct {
 	// names caches the Jinja2 name check of each template (see names.go):
 	// the files of an Env never change.
 	names map[string]*Error
+
+	sourcesOnce sync.Once
+	sources     map[string]string
 }
+
+// envIDs numbers environments for the render worker.
+var envIDs atomic.Uint64
 
 type parseResult struct {
 	t   *exec.Template
@@ -64,6 +73,13 @@ func NewEnv(files map[string][]byte, root string, opts config.Jinja) (*Env, erro
 		}
 		mem["/"+rel] = string(data)
 	}
+	e := newEnv(mem, root, opts)
+	e.id = envIDs.Add(1)
+	return e, nil
+}
+
+// newEnv makes an environment over files keyed by loader name.
+func newEnv(mem map[string]string, root string, opts config.Jinja) *Env {
 	cfg := gconfig.New()
 	cfg.StrictUndefined = opts.StrictUndefined
 	cfg.KeepTrailingNewline = opts.KeepTrailingNewline
@@ -72,7 +88,7 @@ func NewEnv(files map[string][]byte, root string, opts config.Jinja) (*Env, erro
 	cfg.AutoEscape = opts.Autoescape
 	e := &Env{root: root, files: mem, opts: opts, cfg: cfg, includes: map[string]*parseResult{}, names: map[string]*Error{}}
 	e.loader = &rootedLoader{env: e}
-	return e, nil
+	return e
 }
 
 // Options returns the environment's options.
@@ -88,13 +104,15 @@ func (e *Env) Source(name string) (string, bool) {
 }
 
 // Sources returns every file of the environment keyed by its name relative
-// to the root.
+// to the root. The map is made once and shared: do not change it.
 func (e *Env) Sources() map[string]string {
-	out := make(map[string]string, len(e.files))
-	for k, v := range e.files {
-		out[strings.TrimPrefix(k, "/")] = v
-	}
-	return out
+	e.sourcesOnce.Do(func() {
+		e.sources = make(map[string]string, len(e.files))
+		for k, v := range e.files {
+			e.sources[strings.TrimPrefix(k, "/")] = v
+		}
+	})
+	return e.sources
 }
 
 // file returns the repository path of a loader name.
@@ -102,9 +120,10 @@ func (e *Env) file(name string) string {
 	return path.Join(e.root, strings.TrimPrefix(name, "/"))
 }
 
-// Template is a parsed template, ready to render many times. A Template is
+// local is a template parsed in this process, ready to render many times.
+// Only the render worker and tests parse and render in process. A local is
 // safe for concurrent use.
-type Template struct {
+type local struct {
 	env  *Env
 	name string
 	t    *exec.Template
@@ -112,12 +131,10 @@ type Template struct {
 	size atomic.Int64
 }
 
-// Name returns the template's name relative to the loader root.
-func (t *Template) Name() string { return t.name }
-
-// Parse parses the template name (relative to the root). The name follows
-// Jinja2's loader rules: "a/./b" is "a/b", and ".." is not allowed.
-func (e *Env) Parse(name string) (*Template, error) {
+// parseLocal parses the template name (relative to the root) in this
+// process. The name follows Jinja2's loader rules: "a/./b" is "a/b", and
+// ".." is not allowed.
+func (e *Env) parseLocal(name string) (*local, error) {
 	clean, ok := templateName(name)
 	if !ok {
 		return nil, &Error{File: e.file(name), Msg: fmt.Sprintf("template %q not found", name)}
@@ -126,7 +143,7 @@ func (e *Env) Parse(name string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	tpl := &Template{env: e, name: clean, t: t}
+	tpl := &local{env: e, name: clean, t: t}
 	tpl.size.Store(int64(len(e.files["/"+clean])) + 256)
 	return tpl, nil
 }
@@ -187,9 +204,10 @@ func (e *Env) parseCached(name string) (*exec.Template, error) {
 	return t, err
 }
 
-// Render executes the template with vars. Integers must be Go ints, not
-// float64, to print as Jinja2 prints them. The error is an *Error.
-func (t *Template) Render(vars map[string]any) (out string, err error) {
+// render executes the template with vars in this process; the output
+// stops at maxOut bytes. Integers must be Go ints, not float64, to print as
+// Jinja2 prints them. The error is an *Error.
+func (t *local) render(vars map[string]any, maxOut int) (out string, err error) {
 	file := t.env.file(t.name)
 	defer func() {
 		if p := recover(); p != nil {
@@ -200,21 +218,21 @@ func (t *Template) Render(vars map[string]any) (out string, err error) {
 	// grows a bytes.Buffer step by step and copies it at the end, which
 	// cost a third of the render time of test.sh.
 	var b strings.Builder
-	b.Grow(int(t.size.Load()) + 64)
-	if rerr := t.t.Execute(limitWriter{&b}, exec.NewContext(vars)); rerr != nil {
+	b.Grow(min(int(t.size.Load())+64, maxOut))
+	if rerr := t.t.Execute(limitWriter{w: &b, max: maxOut}, exec.NewContext(vars)); rerr != nil {
 		return "", renderError(file, rerr)
 	}
 	t.size.Store(int64(b.Len()))
 	return b.String(), nil
 }
 
-// Render parses and renders name in one call.
-func (e *Env) Render(name string, vars map[string]any) (string, error) {
-	t, err := e.Parse(name)
+// renderLocal parses and renders name in this process, for tests.
+func (e *Env) renderLocal(name string, vars map[string]any) (string, error) {
+	t, err := e.parseLocal(name)
 	if err != nil {
 		return "", err
 	}
-	return t.Render(vars)
+	return t.render(vars, DefaultLimits.Output)
 }
 
 // environment is gonja's default environment with changes that bring it

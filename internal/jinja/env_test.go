@@ -102,7 +102,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 func TestParseAndRenderMessagesNeverHoldTheSource(t *testing.T) {
 	src := strings.Repeat("line of text\n", 50) + "{% if %}{% endif %}\n"
 	e := newTestEnv(t, strict, map[string]string{"big.txt": src})
-	_, err := e.Parse("big.txt")
+	_, err := e.parseLocal("big.txt")
 	if err == nil || strings.Contains(err.Error(), "line of text") {
 		t.Fatalf("error %v", err)
 	}
@@ -155,17 +155,17 @@ func TestIncludeResolvesFromTheLoaderRoot(t *testing.T) {
 func TestParseNames(t *testing.T) {
 	e := newTestEnv(t, strict, map[string]string{"a/b.txt": "b"})
 	for _, name := range []string{"a/b.txt", "./a/b.txt", "a//b.txt", "/a/b.txt"} {
-		tpl, err := e.Parse(name)
+		tpl, err := e.parseLocal(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if tpl.Name() != "a/b.txt" {
-			t.Errorf("%s: name %q", name, tpl.Name())
+		if tpl.name != "a/b.txt" {
+			t.Errorf("%s: name %q", name, tpl.name)
 		}
 	}
 	for _, name := range []string{"a/../a/b.txt", "", "missing.txt", "../tpl/a/b.txt"} {
-		_, err := e.Parse(name)
+		_, err := e.parseLocal(name)
 		var je *Error
 		if !errors.As(err, &je) || je.File == "" || !strings.Contains(je.Msg, "not found") {
 			t.Errorf("%q: error %v", name, err)
@@ -210,7 +210,7 @@ func TestConcurrentRenders(t *testing.T) {
 		"t.sh":  "sha={{ sha }}\n{% include 'i.inc' %}{% for r in range(rounds) %}{{ loop.index }}{% endfor %}\n",
 		"i.inc": "inc {{ sha[:7] }}\n",
 	})
-	tpl, err := e.Parse("t.sh")
+	tpl, err := e.parseLocal("t.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestConcurrentRenders(t *testing.T) {
 			for i := range 20 {
 				sha := fmt.Sprintf("%040x", g*1000+i)
 				want := fmt.Sprintf("sha=%s\ninc %s\n123\n", sha, sha[:7])
-				if out, err := tpl.Render(map[string]any{"sha": sha, "rounds": 3}); err != nil || out != want {
+				if out, err := tpl.render(map[string]any{"sha": sha, "rounds": 3}, DefaultLimits.Output); err != nil || out != want {
 					errs <- fmt.Errorf("got %q, %v; want %q", out, err, want)
 					return
 				}

@@ -20,6 +20,10 @@ type Error struct {
 	Line  int
 	Msg   string
 	Panic bool // the engine panicked
+	// Stopped is true when the render was stopped by a limit (time,
+	// memory, stack) or the worker died: rendering the same template again
+	// would most likely stop the same way.
+	Stopped bool
 }
 
 func (e *Error) Error() string {

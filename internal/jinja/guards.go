@@ -26,22 +26,20 @@ const (
 	maxParseFrames = 3000
 )
 
-// maxOutput is the largest output a render may write; a variable for tests.
-var maxOutput = 64 << 20
-
-// limitWriter stops a render whose output passes maxOutput.
+// limitWriter stops a render whose output passes max bytes.
 type limitWriter struct {
 	w interface {
 		WriteString(string) (int, error)
 		Len() int
 	}
+	max int
 }
 
 func (l limitWriter) Write(p []byte) (int, error) { return l.WriteString(string(p)) }
 
 func (l limitWriter) WriteString(s string) (int, error) {
-	if l.w.Len()+len(s) > maxOutput {
-		return 0, fmt.Errorf("the output is larger than %d MiB", maxOutput>>20)
+	if l.w.Len()+len(s) > l.max {
+		return 0, fmt.Errorf("the output is larger than the limit of %s (limits.render_output)", byteSize(l.max))
 	}
 	return l.w.WriteString(s)
 }
@@ -228,3 +226,14 @@ func rangeFunc(params *exec.VarArgs) *exec.Value {
 
 // maxRange bounds range(), which makes a list, unlike Jinja2's lazy range.
 const maxRange = 1_000_000
+
+// byteSize writes n bytes as "8 MiB", "512 KiB" or "100 bytes".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"strings"
@@ -47,13 +48,12 @@ func TestEndlessRecursionIsAnError(t *testing.T) {
 }
 
 func TestOutputLimit(t *testing.T) {
-	old := maxOutput
-	maxOutput = 2 << 20
-	defer func() { maxOutput = old }()
 	e := newTestEnv(t, strict, map[string]string{"big.j2": "a\n{% for i in range(30) %}{{ chunk }}{% endfor %}"})
-	_, err := e.Render("big.j2", map[string]any{"chunk": strings.Repeat("x", 100<<10)})
+	r := NewRenderer(Limits{Output: 2 << 20})
+	defer r.Close()
+	_, err := r.Render(context.Background(), e, "big.j2", map[string]any{"chunk": strings.Repeat("x", 100<<10)})
 	var je *Error
-	if !errors.As(err, &je) || !strings.Contains(je.Msg, "larger than 2 MiB") || je.Line != 2 {
+	if !errors.As(err, &je) || !strings.Contains(je.Msg, "larger than the limit of 2 MiB (limits.render_output)") || je.Line != 2 {
 		t.Errorf("error %v", err)
 	}
 }
