@@ -14,7 +14,6 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
@@ -104,13 +103,12 @@ func (r *runner) run(ctx context.Context) int {
 	if r.readOnly == "" {
 		r.start(ctx)
 	}
-	rep, err := r.o.Verify(ctx, verify.Options{
+	rep, err := r.verify(ctx, verify.Options{
 		RepoDir:    r.workspace,
 		Base:       r.base(),
 		Head:       r.head(),
 		RepoName:   r.owner + "/" + r.repo,
 		ConfigPath: r.in.Config,
-		Command:    fmt.Sprintf("template-verify run --repo . --base %s --head %s", r.base(), r.head()),
 		Checks:     r.o.Checks,
 		Progress:   &checks.LineProgress{W: r.out},
 		Log:        r.log,
@@ -138,6 +136,17 @@ func (r *runner) run(ctx context.Context) int {
 	}
 	r.outputs(rep, commentURL)
 	return r.exitCode(rep)
+}
+
+// verify runs the verification; a panic in it is an error, so that the
+// check runs are still concluded.
+func (r *runner) verify(ctx context.Context, opts verify.Options) (rep *report.Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rep, err = nil, fmt.Errorf("the verification stopped with an internal error: %v", p)
+		}
+	}()
+	return r.o.Verify(ctx, opts)
 }
 
 // FinishTimeout is how long the Action may still publish after the job
@@ -274,17 +283,16 @@ func (r *runner) detailsURL() string {
 	return fmt.Sprintf("%s/%s/%s/actions/runs/%s", strings.TrimRight(server, "/"), r.owner, r.repo, id)
 }
 
-// gate reads the gated branches from the configuration of the base
-// commit, which the pull request cannot change.
+// gate reads the gated branches at the base commit of the event, which
+// the pull request cannot change (not at the base input, which the
+// workflow file of the pull request sets), through verify.GatePolicy as
+// the App does. When they cannot be read, the gate applies.
 func (r *runner) gate(ctx context.Context) publish.Gate {
-	branches := config.Default().Gate.Branches
-	cfg, err := verify.LoadConfigAt(ctx, gitx.Repo{Dir: r.workspace}, r.ev.BaseSHA, r.in.Config)
-	if err != nil {
-		r.gha.Warningf("The gate uses the default branches %v: %s", branches, err)
-	} else {
-		branches = cfg.Gate.Branches
+	pol := verify.GatePolicy(ctx, r.workspace, r.ev.BaseSHA, r.in.Config)
+	if pol.Err != nil {
+		r.gha.Warningf("The gate applies to every branch: %s", pol.Err)
 	}
-	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: branches}
+	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 }
 
 // comment publishes the comment and returns its URL.
@@ -305,21 +313,23 @@ func (r *runner) comment(ctx context.Context, rep *report.Report) string {
 	return c.URL
 }
 
-// verifyFailed completes the check runs with what failed, writes the
-// error to the job summary and returns the exit code.
+// verifyFailed completes the check runs as failure with what failed (the
+// gate too where it applies: GitHub counts neutral and skipped as
+// passed), writes the error to the job summary and returns the exit
+// code.
 func (r *runner) verifyFailed(ctx context.Context, err error) int {
 	msg := err.Error()
 	if strings.Contains(msg, "unknown revision") {
 		msg += ". The checkout must hold both commits: use actions/checkout with fetch-depth: 0."
 	}
-	code, conclusion := ExitFail, "neutral"
+	code := ExitFail
 	var ue *verify.UsageError
 	if errors.As(err, &ue) {
-		code, conclusion = ExitUsage, "failure"
+		code = ExitUsage
 	}
 	r.gha.Errorf("template-verify could not verify the pull request: %s", msg)
 	if r.runs != nil {
-		if aerr := r.runs.Abort(ctx, conclusion, "The verification did not finish", "template-verify could not verify the pull request: "+msg, r.gate(ctx)); aerr != nil {
+		if aerr := r.runs.Abort(ctx, "failure", "The verification did not finish", "template-verify could not verify the pull request: "+msg, r.gate(ctx)); aerr != nil {
 			r.gha.Errorf("%s", aerr)
 		}
 	}

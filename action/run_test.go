@@ -191,7 +191,7 @@ func TestVerifyErrorCompletesRuns(t *testing.T) {
 		conclusion string
 	}{
 		{"bad configuration", &verify.UsageError{Err: errors.New(".github/template-verify.yml:3: unknown key")}, ExitUsage, "failure"},
-		{"internal error", errors.New("disk full"), ExitFail, "neutral"},
+		{"internal error", errors.New("disk full"), ExitFail, "failure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stubHarness(t, nil)
