@@ -20,8 +20,10 @@ type part struct {
 	// words has code spans as one placeholder word, links as their text
 	// and URLs as one placeholder word: for counting and banned words.
 	words string
-	// hosts has code spans masked but link targets and URLs kept: for the
-	// host-name rule.
+	// hosts has code spans masked and links as their text, but bare URLs
+	// kept: for the host-name rule. A link target is an address the
+	// reader follows (a check run, a file line), not text the reader
+	// reads.
 	hosts string
 }
 
@@ -88,7 +90,7 @@ func newPart(n int, text string) part {
 	words = urlRe.ReplaceAllString(words, "URL")
 	words = tagRe.ReplaceAllString(words, " ")
 	hosts := imageRe.ReplaceAllString(code, "$1 $2")
-	hosts = linkRe.ReplaceAllString(hosts, "$1 $2")
+	hosts = linkRe.ReplaceAllString(hosts, "$1")
 	return part{line: n, words: words, hosts: hosts}
 }
 
