@@ -17,9 +17,7 @@ import (
 // defaultVerify runs verify.Run with the default checks.
 func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) {
 	return verify.Run(ctx, verify.Options{
-		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName,
-		Command: fmt.Sprintf("template-verify run --repo . --base %s --head %s", in.Base, in.Head),
-		Log:     in.Log,
+		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName, Log: in.Log,
 	})
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // Policy is everything that decides the gate and bounds a run: the gated
-// branches and the time limits. It is read at the base commit, which the
-// pull request cannot change; the head's configuration never widens it.
+// branches, pre_existing, the time limits of the checks and the limits
+// block. It is read at the base commit, which the pull request cannot
+// change; the head's configuration can tighten a limit, never lift it.
 // The Action, the App and Run read it through GatePolicy alone.
 type Policy struct {
 	Rev    string // the commit it was read at
@@ -75,4 +76,17 @@ func limitOf(head, base time.Duration) time.Duration {
 		return MinCheckTimeout
 	}
 	return head
+}
+
+// tighter returns the smaller of each limit: the head can tighten the
+// base's limits, never lift them.
+func tighter(head, base config.Limits) config.Limits {
+	return config.Limits{
+		RenderOutput: min(head.RenderOutput, base.RenderOutput),
+		RenderMemory: min(head.RenderMemory, base.RenderMemory),
+		RenderTime:   config.Duration{Duration: min(head.RenderTime.Duration, base.RenderTime.Duration)},
+		Templates:    min(head.Templates, base.Templates),
+		VarSets:      min(head.VarSets, base.VarSets),
+		RandomSets:   min(head.RandomSets, base.RandomSets),
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 )
 
@@ -211,5 +212,29 @@ func TestGatePolicyIsReadAtTheBase(t *testing.T) {
 				t.Fatalf("policy %+v, want branches %v, error %v", pol, tc.want, tc.err)
 			}
 		})
+	}
+}
+
+// configCheck keeps the configuration the checks get.
+type configCheck struct{ got **config.Config }
+
+func (configCheck) Name() string { return "render" }
+func (c configCheck) Run(_ context.Context, in *checks.Input) checks.Result {
+	*c.got = in.Config
+	return checks.Result{Check: "render", Conclusion: checks.Success}
+}
+
+func TestHeadCannotRelaxWhatDecidesTheGate(t *testing.T) {
+	base := cfgA + "pre_existing: fail\nlimits: {templates: 10, render_output: 1000}\n"
+	head := cfgA + "pre_existing: warn\nlimits: {templates: 2000, render_output: 500}\n"
+	r := repoWith(t, base, head)
+	var got *config.Config
+	if _, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+		Checks: func() []checks.Check { return []checks.Check{configCheck{&got}} }}); err != nil {
+		t.Fatal(err)
+	}
+	lim := got.Limits.Effective()
+	if got.PreExisting != config.PreExistingFail || lim.Templates != 10 || lim.RenderOutput != 500 {
+		t.Fatalf("pre_existing %q, limits %+v: want the base's pre_existing and the tighter of each limit", got.PreExisting, lim)
 	}
 }

@@ -127,6 +127,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What decides the gate and bounds the run comes from the base.
+	eff.PreExisting = policy.Config.PreExisting
+	eff.Limits = tighter(cfg.Limits.Effective(), policy.Config.Limits.Effective())
 	rep.Templates = p.Templates
 	var scope *checks.Finding
 	if baseCfg != nil {
