@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/internal/nice"
+	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
@@ -16,6 +17,9 @@ import (
 // MaxBody is the largest webhook body taken: GitHub caps payloads at
 // 25 MB.
 const MaxBody = 25 << 20
+
+// sandboxAvailable is sandbox.Available; tests replace it.
+var sandboxAvailable = sandbox.Available
 
 // DefaultNice is the nice level of the processes that runs start.
 const DefaultNice = 10
@@ -61,6 +65,13 @@ type Config struct {
 	// Zero: no wait.
 	ShutdownGrace time.Duration
 
+	// AllowUnsandboxed lets the default verification run code from pull
+	// requests where bubblewrap cannot start a sandbox (serve's
+	// --allow-unsandboxed). Without it New refuses to start there: that
+	// code could read every file of this user, reach the network, and
+	// outlive its run inside a PID namespace no longer.
+	AllowUnsandboxed bool
+
 	// Verify runs one verification; nil: verify.Run with the default
 	// checks.
 	Verify VerifyFunc
@@ -94,6 +105,9 @@ func (c *Config) check() error {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("the data folder is missing"))
+	}
+	if c.Verify == nil && !c.AllowUnsandboxed && !sandboxAvailable() {
+		errs = append(errs, fmt.Errorf("no sandbox for code from pull requests: %s; make bubblewrap work, or accept running that code unsandboxed with --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1; Config.AllowUnsandboxed)", sandbox.Unavailable()))
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/formula-code/template-verify/action"
+	"github.com/formula-code/template-verify/internal/secrets"
 )
 
 const actionUsage = `Usage: template-verify action
@@ -27,5 +28,7 @@ func cmdAction(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "template-verify action: unexpected argument %q\n\n%s", args[0], actionUsage)
 		return exitUsage
 	}
-	return action.Run(ctx, action.Options{Stdout: stdout})
+	// The inputs and GITHUB_TOKEN come through secrets.Getenv: main moved
+	// the tokens out of the environment that children could read.
+	return action.Run(ctx, action.Options{Stdout: stdout, Getenv: secrets.Getenv})
 }

@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/secrets"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -51,10 +52,22 @@ Run "template-verify COMMAND -h" for the flags of a command.
 var version = "dev"
 
 func main() {
+	if err := startup(); err != nil {
+		fmt.Fprintf(os.Stderr, "template-verify: %v\n", err)
+		os.Exit(exitUsage)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// startup runs first in main, before any process is started: it moves
+// the tokens and keys out of the environment block that /proc shows to
+// the processes of the same user (re-executing this binary when one is
+// there). The code reads them through secrets.Lookup from then on.
+func startup() error {
+	return secrets.Hide()
 }
 
 // run dispatches a command line and returns the exit code.

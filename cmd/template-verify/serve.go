@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/app"
+	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/secrets"
 )
 
 // cmdServe runs the GitHub App: `template-verify serve`. Every flag has
@@ -32,10 +34,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
 	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
+	allowUnsandboxed := fs.Bool("allow-unsandboxed", false, "run code from pull requests even where bubblewrap cannot start a sandbox; that code can then read this user's files, reach the network and the tool's /proc (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1)")
 	// Variables first, then the command line, so that a flag wins.
 	for _, flagName := range slices.Sorted(maps.Keys(serveEnv)) {
 		envName := serveEnv[flagName]
-		if v, ok := os.LookupEnv(envName); ok {
+		if v, ok := secrets.Lookup(envName); ok {
 			if err := fs.Set(flagName, v); err != nil {
 				fmt.Fprintf(stderr, "template-verify serve: %s=%q: %v\n", envName, v, err)
 				return exitUsage
@@ -69,6 +72,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitUsage
 	}
+	if !*allowUnsandboxed && !sandboxAvailable() {
+		fmt.Fprintf(stderr, "template-verify serve: no sandbox: %s.\n"+
+			"serve runs code from pull requests (rendered scripts, tests) and refuses to run it without bubblewrap.\n"+
+			"Make bwrap work here, or pass --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1) to accept that this code\n"+
+			"can read every file of this user, reach the network, and see this server's processes.\n", sandbox.Unavailable())
+		return exitUsage
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -77,6 +87,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv, err := app.New(app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
+		AllowUnsandboxed: *allowUnsandboxed,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
@@ -111,7 +122,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// secretValue reads a secret from file, else from the environment.
+// sandboxAvailable is sandbox.Available; tests replace it.
+var sandboxAvailable = sandbox.Available
+
+// secretValue reads a secret from file (once: the value stays in memory,
+// no child is told the path), else from the variable that secrets.Hide
+// moved out of the environment.
 func secretValue(file, envName, what string) ([]byte, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
@@ -120,7 +136,7 @@ func secretValue(file, envName, what string) ([]byte, error) {
 		}
 		return trimNewline(b), nil
 	}
-	if v := os.Getenv(envName); v != "" {
+	if v := secrets.Getenv(envName); v != "" {
 		return trimNewline([]byte(v)), nil
 	}
 	return nil, fmt.Errorf("the %s is missing: give a file or set %s", what, envName)
@@ -145,4 +161,5 @@ var serveEnv = map[string]string{
 	"nice":                "TEMPLATE_VERIFY_NICE",
 	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
 	"shutdown-grace":      "TEMPLATE_VERIFY_SHUTDOWN_GRACE",
+	"allow-unsandboxed":   "TEMPLATE_VERIFY_ALLOW_UNSANDBOXED",
 }

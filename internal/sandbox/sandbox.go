@@ -286,7 +286,7 @@ func underSystem(p string) bool {
 
 func bwrapArgs(spec Spec, home string) []string {
 	a := []string{"bwrap",
-		"--unshare-all", "--unshare-net", "--unshare-pid",
+		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session",
 		"--proc", "/proc",
 		"--dev", "/dev",
@@ -348,6 +348,7 @@ func hostEntry(path, dst string) []string {
 var (
 	availableOnce sync.Once
 	available     bool
+	unavailable   string
 )
 
 // Available reports whether bubblewrap can start a sandbox on this machine
@@ -355,18 +356,31 @@ var (
 func Available() bool {
 	availableOnce.Do(func() {
 		if os.Getenv("TEMPLATE_VERIFY_NO_SANDBOX") == "1" {
+			unavailable = "TEMPLATE_VERIFY_NO_SANDBOX=1 turns it off"
 			return
 		}
 		if _, err := exec.LookPath("bwrap"); err != nil {
+			unavailable = "bwrap is not installed"
 			return
 		}
 		// Probe with the same flags as a real run: in some containers
 		// bwrap starts but cannot mount /proc for a new PID namespace.
 		dir := os.TempDir()
 		args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
-		available = exec.Command(args[0], args[1:]...).Run() == nil
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		if err != nil {
+			unavailable = fmt.Sprintf("bwrap cannot start here: %s", strings.TrimSpace(Tail(out, 200)))
+			return
+		}
+		available = true
 	})
 	return available
+}
+
+// Unavailable says why Available is false ("" when it is true).
+func Unavailable() string {
+	Available()
+	return unavailable
 }
 
 // capped is an io.Writer that keeps at most max bytes and drops the rest.
