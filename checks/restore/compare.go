@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/safefile"
 )
 
 // compareTrees lists, in path order, how the real tree after the step
@@ -74,29 +74,27 @@ type stepReport struct {
 // maxReport is the largest report file that is read.
 const maxReport = 4 << 20
 
-// compareReport checks the report file against the model. name is the
-// report path as the script names it, for messages.
-func compareReport(file, name string, exp Expectation, baseSHA string) []string {
-	info, err := os.Lstat(file)
-	if errors.Is(err, fs.ErrNotExist) {
+// compareReport checks the report file rel, inside the scenario folder
+// root, against the model. name is the report path as the script names
+// it, for messages. The step could have made the report, or a folder on
+// its way, a symlink, a FIFO or a huge file: it is read with safefile, so
+// it is never followed out of root, never blocks and never fills memory.
+func compareReport(root, rel, name string, exp Expectation, baseSHA string) []string {
+	data, err := safefile.ReadIn(root, rel, maxReport)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		if !exp.Ran {
 			return nil // the step ran nothing and said nothing: allowed
 		}
 		return []string{fmt.Sprintf("the step wrote no report at %s", name)}
-	}
-	if err != nil {
-		return []string{fmt.Sprintf("the report cannot be read: %v", err)}
-	}
-	// A symlink or a pipe in place of the report is never read: it could
-	// point anywhere or block forever.
-	if !info.Mode().IsRegular() {
+	case errors.Is(err, safefile.ErrNotRegular):
 		return []string{fmt.Sprintf("the report at %s is not a regular file", name)}
-	}
-	if info.Size() > maxReport {
-		return []string{fmt.Sprintf("the report at %s has %d bytes, more than the limit of %d", name, info.Size(), maxReport)}
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
+	case errors.Is(err, safefile.ErrOutside):
+		return []string{fmt.Sprintf("the report at %s leads outside the scenario folder (a symlink on its way); it is not read", name)}
+	case errors.Is(err, safefile.ErrTooLarge):
+		return []string{fmt.Sprintf("the report at %s has more than the limit of %d bytes", name, maxReport)}
+	case err != nil:
+		// The error names only the scenario's own paths.
 		return []string{fmt.Sprintf("the report cannot be read: %v", err)}
 	}
 	var r stepReport

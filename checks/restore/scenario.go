@@ -13,6 +13,7 @@ import (
 
 	"github.com/formula-code/template-verify/internal/fixture"
 	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
@@ -96,6 +97,10 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		defer os.RemoveAll(dir)
 	}
 	l := NewLayout(dir, r.step.Paths, r.step.Report)
+	// Before any folder is made: the paths of the config stay inside.
+	if err := checkLayout(l); err != nil {
+		return broken(err)
+	}
 	dirs := []string{dir, l.Logs, l.Home, filepath.Dir(l.Baseline)}
 	if l.Report != "" {
 		dirs = append(dirs, filepath.Dir(l.Report))
@@ -157,20 +162,50 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	}
 	real, err := fixture.ReadWork(ctx, l.Repo)
 	if err != nil {
-		return broken(err)
+		// The step left a tree that cannot be read as data (the repository
+		// is a symlink, a file grew past the limits): its failure.
+		out.Verdict = Fail
+		out.Diffs = []string{fmt.Sprintf("the work tree cannot be read after the step: %v", err)}
+		return out
 	}
 	out.Diffs = compareTrees(r.policy, out.Expect, real, r.base, work)
 	if res.ExitCode != 0 {
 		out.Diffs = append(out.Diffs, fmt.Sprintf("the step exits with code %d", res.ExitCode))
 	}
 	if r.step.Report != "" {
-		out.Diffs = append(out.Diffs, compareReport(l.Report, r.step.Report, out.Expect, r.baseSHA)...)
+		out.Diffs = append(out.Diffs, compareReport(l.Root, relTo(l.Root, l.Report), r.step.Report, out.Expect, r.baseSHA)...)
 	}
 	out.Verdict = Pass
 	if len(out.Diffs) > 0 {
 		out.Verdict = Fail
 	}
 	return out
+}
+
+// checkLayout refuses a layout whose baseline or report file is not a
+// file inside the scenario folder: restore.report and restore.paths come
+// from the head's config, and "/logs/artifacts/../../x" maps outside.
+func checkLayout(l Layout) error {
+	for _, f := range []struct{ key, path string }{{"restore.paths.baseline_sha", l.Baseline}, {"restore.report", l.Report}} {
+		if f.path == "" {
+			continue
+		}
+		rel := relTo(l.Root, f.path)
+		if _, err := safefile.Inside(rel); err != nil || rel == "." {
+			return fmt.Errorf("%s maps to %s, which is not a file inside the scenario folder %s: %w", f.key, f.path, l.Root, safefile.ErrOutside)
+		}
+	}
+	return nil
+}
+
+// relTo is p relative to root, or p itself when it has no relative form
+// (safefile.Inside refuses it then).
+func relTo(root, p string) string {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // command writes the step into the scenario folder and returns the bash

@@ -72,9 +72,17 @@ func (r Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
 func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
 	// safe.directory: in a Docker action the workspace belongs to the
 	// runner's user while the container runs as root; git would refuse it.
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*"}, args...)
+	// core.fsmonitor=false: a fsmonitor hook is a command that reading
+	// the index would start; no repository this tool reads needs one.
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*"}, args...)
+	return run(ctx, r.Dir, stdin, args, full)
+}
+
+// run runs git with the arguments full in dir; args (the caller's part of
+// full) names the command in errors.
+func run(ctx context.Context, dir string, stdin io.Reader, args, full []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = r.Dir
+	cmd.Dir = dir
 	cmd.Env = Env()
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
