@@ -53,14 +53,21 @@ func (c *Check) fidelity(ctx context.Context, in *checks.Input, jobs []*job) fid
 			pyJobs = append(pyJobs, jinja.Job{Files: s.env.Sources(), Opts: s.env.Options(), Name: s.name, Vars: j.set.Vars})
 		}
 	}
-	results, err := jinja.RenderPython(ctx, py, pyJobs)
+	lim := in.Config.Limits.Effective()
+	results, err := jinja.RenderPythonLimits(ctx, py, pyJobs, jinja.Limits{
+		Time: lim.RenderTime.Duration, Output: lim.RenderOutput, Memory: int64(lim.RenderMemory) << 20})
 	if err != nil {
 		reason := fmt.Sprintf("Python Jinja2 did not answer: %v.", err)
 		return fidelityResult{reason: reason, notes: []string{"The Jinja2 cross-check did not run: " + reason}}
 	}
 	f := fidelityResult{ran: true, version: version}
+	skipped, why := 0, ""
 	for i, s := range sides {
 		r := results[i]
+		if r.Skipped != "" {
+			skipped, why = skipped+1, r.Skipped
+			continue
+		}
 		g := s.j.base
 		rel := s.j.tmpl.OldRel
 		where := "base"
@@ -102,6 +109,9 @@ func (c *Check) fidelity(ctx context.Context, in *checks.Input, jobs []*job) fid
 				Message: fmt.Sprintf("At %s, for %s, Python Jinja2 renders the template, so the gonja error may be a gonja limit.", where, s.j.set.Name),
 			})
 		}
+	}
+	if skipped > 0 {
+		f.notes = append(f.notes, fmt.Sprintf("The Jinja2 cross-check skipped %d of %d renders: %s.", skipped, len(sides), why))
 	}
 	return f
 }

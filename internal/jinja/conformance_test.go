@@ -210,7 +210,7 @@ func pythonOutcomes(t *testing.T, py string, cases []corpusCase, files map[strin
 	out := map[string]outcome{}
 	for i, c := range cases {
 		r := res[i]
-		out[c.id] = outcome(r)
+		out[c.id] = outcome{Output: r.Output, Err: r.Err, File: r.File, Line: r.Line}
 	}
 	return out
 }

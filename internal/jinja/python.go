@@ -6,12 +6,12 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,12 +23,9 @@ import (
 //go:embed render.py
 var renderScript string
 
-// PythonTimeout limits one RenderPython call; JobTimeout limits one render
-// inside it.
-var (
-	PythonTimeout = 5 * time.Minute
-	JobTimeout    = 20 * time.Second
-)
+// PythonTimeout limits one RenderPython call; Limits.Time limits one
+// render inside it.
+var PythonTimeout = 5 * time.Minute
 
 // Job is one render for Python Jinja2.
 type Job struct {
@@ -51,7 +48,14 @@ type PyResult struct {
 	// File (relative to the root) and Line locate Err, when Jinja2 says.
 	File string
 	Line int
+	// Skipped says why the job was not rendered (the outputs of the run
+	// passed MaxPythonTotal); Output and Err are then empty.
+	Skipped string
 }
+
+// MaxPythonTotal is the largest total of the outputs (as JSON) of one
+// RenderPython run; the jobs past it are skipped.
+const MaxPythonTotal = 96 << 20
 
 type pyFound struct {
 	path, version string
@@ -127,22 +131,32 @@ type pyAnswer struct {
 	Jinja2  string `json:"jinja2"`
 	Results []struct {
 		Output string `json:"output"`
-		Error  string `json:"error"`
-		File   string `json:"file"`
-		Line   int    `json:"line"`
+		Error   string `json:"error"`
+		File    string `json:"file"`
+		Line    int    `json:"line"`
+		Skipped string `json:"skipped"`
 	} `json:"results"`
 }
 
-// RenderPython renders every job with Python Jinja2 in one python process
-// (JSON on stdin, JSON on stdout). The process gets a clean environment, a
-// time limit, and a bubblewrap sandbox without network when one works: a
-// template from a pull request can run Python code in Jinja2.
-// The error is for the run as a whole; a failed render is a PyResult.Err.
+// RenderPython renders every job with Python Jinja2 with DefaultLimits:
+// see RenderPythonLimits.
 func RenderPython(ctx context.Context, python string, jobs []Job) ([]PyResult, error) {
+	return RenderPythonLimits(ctx, python, jobs, DefaultLimits)
+}
+
+// RenderPythonLimits renders every job with Python Jinja2 in one python
+// process (JSON on stdin, JSON on stdout). The process gets a clean
+// environment, a bubblewrap sandbox without network when one works (a
+// template from a pull request can run Python code in Jinja2), the memory
+// limit lim.Memory (RLIMIT_AS), lim.Time per render, lim.Output per render
+// and MaxPythonTotal for all outputs. The error is for the run as a whole;
+// a failed render is a PyResult.Err.
+func RenderPythonLimits(ctx context.Context, python string, jobs []Job, lim Limits) ([]PyResult, error) {
+	lim = lim.settle()
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	req, err := buildRequest(jobs)
+	req, err := buildRequest(jobs, lim.Time)
 	if err != nil {
 		return nil, err
 	}
@@ -152,22 +166,26 @@ func RenderPython(ctx context.Context, python string, jobs []Job) ([]PyResult, e
 	}
 	defer os.RemoveAll(dir)
 	out := sandbox.Run(ctx, sandbox.Spec{
-		Args:      []string{python, "-I", "-c", renderScript},
+		Args: []string{python, "-I", "-c", renderScript,
+			strconv.FormatInt(lim.Memory, 10), strconv.Itoa(lim.Output), strconv.Itoa(MaxPythonTotal)},
 		Dir:       dir,
 		Env:       []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
 		Stdin:     bytes.NewReader(req),
 		Timeout:   PythonTimeout,
-		MaxOutput: 1 << 30,
+		MaxOutput: MaxPythonTotal + 1<<20,
 		Sandbox:   true,
 	})
 	if out.Err != nil {
 		return nil, fmt.Errorf("python jinja2: %w (stderr: %s)", out.Err, sandbox.Tail(out.Stderr, 2000))
 	}
+	if out.ExitCode != 0 && bytes.Contains(out.Stderr, []byte("MemoryError")) {
+		return nil, fmt.Errorf("python jinja2 stopped: it used more than %d MB of memory (limits.render_memory)", lim.Memory>>20)
+	}
 	if out.ExitCode != 0 {
 		return nil, fmt.Errorf("python jinja2 exited with code %d: %s", out.ExitCode, sandbox.Tail(out.Stderr, 2000))
 	}
 	if out.Truncated {
-		return nil, errors.New("python jinja2: the output is larger than 1 GiB")
+		return nil, fmt.Errorf("python jinja2: the answer is larger than %d MiB", (MaxPythonTotal+1<<20)>>20)
 	}
 	var ans pyAnswer
 	if err := json.Unmarshal(out.Stdout, &ans); err != nil {
@@ -178,7 +196,7 @@ func RenderPython(ctx context.Context, python string, jobs []Job) ([]PyResult, e
 	}
 	res := make([]PyResult, len(jobs))
 	for i, r := range ans.Results {
-		res[i] = PyResult{Output: r.Output, Err: r.Error, File: r.File, Line: r.Line}
+		res[i] = PyResult{Output: r.Output, Err: r.Error, File: r.File, Line: r.Line, Skipped: r.Skipped}
 	}
 	return res, nil
 }
@@ -186,10 +204,10 @@ func RenderPython(ctx context.Context, python string, jobs []Job) ([]PyResult, e
 // buildRequest writes the request JSON. Jobs that share the same files and
 // options share one Jinja2 environment, so files go over once and Jinja2
 // parses each template once, as datasmith's one environment does.
-func buildRequest(jobs []Job) ([]byte, error) {
+func buildRequest(jobs []Job, jobTimeout time.Duration) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"job_timeout":`)
-	b.WriteString(fmt.Sprint(JobTimeout.Seconds()))
+	b.WriteString(fmt.Sprint(jobTimeout.Seconds()))
 	envIndex := map[string]int{}
 	byMap := map[uintptr]string{}
 	var envs []pyEnvSpec

@@ -106,14 +106,11 @@ func TestRenderPythonTypesAndErrors(t *testing.T) {
 
 func TestRenderPythonJobTimeout(t *testing.T) {
 	py := pythons(t)[0]
-	old := JobTimeout
-	JobTimeout = 500 * time.Millisecond
-	defer func() { JobTimeout = old }()
 	files := map[string]string{
 		"slow": "{% for i in range(1000000000) %}{% endfor %}",
 		"fast": "ok",
 	}
-	res, err := RenderPython(context.Background(), py, []Job{{Files: files, Name: "slow"}, {Files: files, Name: "fast"}})
+	res, err := RenderPythonLimits(context.Background(), py, []Job{{Files: files, Name: "slow"}, {Files: files, Name: "fast"}}, Limits{Time: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +173,7 @@ func TestBuildRequestSharesEnvironments(t *testing.T) {
 		{Files: a, Name: "t"}, {Files: a, Name: "t"}, {Files: b, Name: "t"},
 		{Files: c, Name: "t"}, {Files: a, Name: "t", Opts: strict},
 	}
-	req, err := buildRequest(jobs)
+	req, err := buildRequest(jobs, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

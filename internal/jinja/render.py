@@ -5,7 +5,11 @@ Input (JSON on stdin):
    "jobs": [{"env": index, "name": template name, "vars": {...}}],
    "job_timeout": seconds}
 Output (JSON on stdout):
-  {"jinja2": version, "results": [{"output", "error", "file", "line"}]}
+  {"jinja2": version, "results": [{"output", "error", "file", "line", "skipped"}]}
+
+Arguments: the memory limit of the process in bytes (RLIMIT_AS, set before
+the request is read), the largest output of one render in bytes, and the
+largest total of the outputs as JSON; past the total a job is "skipped".
 
 Each environment is built as datasmith builds its own: a loader with
 FileSystemLoader semantics over the given files, StrictUndefined or
@@ -86,10 +90,25 @@ def where(exc, names):
     return file, line
 
 
-def run(env, names, job, timeout):
+class OutputTooLarge(Exception):
+    pass
+
+
+def render_capped(template, variables, max_output):
+    """Render chunk by chunk and stop past max_output bytes of UTF-8."""
+    parts, size = [], 0
+    for chunk in template.generate(variables):
+        size += len(chunk.encode("utf-8", "surrogatepass"))
+        if size > max_output:
+            raise OutputTooLarge("the output is larger than the limit of %d bytes (limits.render_output)" % max_output)
+        parts.append(chunk)
+    return "".join(parts)
+
+
+def run(env, names, job, timeout, max_output):
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        out = env.get_template(job["name"]).render(job.get("vars") or {})
+        out = render_capped(env.get_template(job["name"]), job.get("vars") or {}, max_output)
         return {"output": out}
     except BaseException as exc:  # noqa: BLE001 - every failure is a result
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
@@ -102,21 +121,29 @@ def run(env, names, job, timeout):
 
 
 def main():
-    try:
-        import resource
+    memory = int(sys.argv[1]) if len(sys.argv) > 1 else 4 << 30
+    max_output = int(sys.argv[2]) if len(sys.argv) > 2 else 64 << 20
+    max_total = int(sys.argv[3]) if len(sys.argv) > 3 else 1 << 30
+    import resource
 
-        limit = 4 << 30
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, ValueError, OSError):
-        pass
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     signal.signal(signal.SIGALRM, on_alarm)
     req = json.load(sys.stdin, object_hook=decode_value)
     timeout = float(req.get("job_timeout") or 20)
     envs = [make_env(spec) for spec in req.get("envs", [])]
-    results = []
+    results, total = [], 0
     for job in req.get("jobs", []):
+        if total > max_total:
+            results.append({"skipped": "the outputs passed %d bytes in all" % max_total})
+            continue
         env, names = envs[job["env"]]
-        results.append(run(env, names, job, timeout))
+        res = run(env, names, job, timeout, max_output)
+        size = len(json.dumps(res))
+        if total + size > max_total:
+            res = {"skipped": "the outputs passed %d bytes in all" % max_total}
+            size = len(json.dumps(res))
+        total += size
+        results.append(res)
     json.dump({"jinja2": jinja2.__version__, "results": results}, sys.stdout)
 
 
