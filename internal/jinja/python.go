@@ -130,7 +130,7 @@ type pyOpts struct {
 type pyAnswer struct {
 	Jinja2  string `json:"jinja2"`
 	Results []struct {
-		Output string `json:"output"`
+		Output  string `json:"output"`
 		Error   string `json:"error"`
 		File    string `json:"file"`
 		Line    int    `json:"line"`
