@@ -104,6 +104,7 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 		return fail("could not make the scenario folder: %v", err)
 	}
 	cp := exec.CommandContext(ctx, "cp", "-a", baseDir, project)
+	cp.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"} // explicit, as every child's
 	var cpOut bytes.Buffer
 	cp.Stdout, cp.Stderr = &cpOut, &cpOut
 	if err := nice.Run(cp); err != nil {

@@ -292,6 +292,7 @@ func (r Repo) Export(ctx context.Context, rev, dir string) error {
 	ar.Dir = r.Dir
 	ar.Env = Env()
 	tar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
+	tar.Env = Env() // explicit, as every child's
 	pipe, err := ar.StdoutPipe()
 	if err != nil {
 		return err

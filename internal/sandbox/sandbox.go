@@ -367,7 +367,9 @@ func Available() bool {
 		// bwrap starts but cannot mount /proc for a new PID namespace.
 		dir := os.TempDir()
 		args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
-		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		probe := exec.Command(args[0], args[1:]...)
+		probe.Env = []string{"PATH=" + basePath()}
+		out, err := probe.CombinedOutput()
 		if err != nil {
 			unavailable = fmt.Sprintf("bwrap cannot start here: %s", strings.TrimSpace(Tail(out, 200)))
 			return
