@@ -238,12 +238,6 @@ func (v *view) cutProse() bool {
 			done = true
 		}
 	}
-	for i := range v.Rows {
-		if v.Rows[i].Figures != "" {
-			v.Rows[i].Figures = ""
-			done = true
-		}
-	}
 	if done {
 		v.cuts.list("prose", "Cut: the summaries and figures of the checks.")
 	}

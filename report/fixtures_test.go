@@ -210,6 +210,36 @@ var fixtures = []struct {
 	{"skipped", skipped},
 	{"empty-plan", emptyPlan},
 	{"backticks", backticks},
+	{"linked-pass", linkedPass},
+	{"linked-fail", linkedFail},
+}
+
+// links are the pages an Action run knows: the repository, the check
+// runs and the workflow run.
+func links() Links {
+	return Links{
+		Repo: "https://github.com/formula-code/datasmith",
+		CheckRuns: map[string]string{
+			"render":  "https://github.com/formula-code/datasmith/runs/101",
+			"restore": "https://github.com/formula-code/datasmith/runs/102",
+			"pytest":  "https://github.com/formula-code/datasmith/runs/103",
+		},
+		Run: "https://github.com/formula-code/datasmith/actions/runs/7",
+	}
+}
+
+// linkedPass is allPass as the Action renders it, with its links.
+func linkedPass() *Report {
+	r := allPass()
+	r.Links = links()
+	return r
+}
+
+// linkedFail is failingRender as the Action renders it, with its links.
+func linkedFail() *Report {
+	r := failingRender()
+	r.Links = links()
+	return r
 }
 
 // bigDiff returns a diff of n lines with multi-byte text.

@@ -22,10 +22,11 @@ var escapeStart = markdown.EscapeStart
 func fenceFor(body string) string { return markdown.Fence(body) }
 
 // prose makes check-provided text safe as one markdown line (see
-// markdown.Inline), at most about maxProse bytes. It cuts before it
-// escapes, so that a cut never leaves a code span open around raw text.
+// markdown.Inline), at most about maxProse bytes, with "1 templates"
+// written "1 template". It cuts before it escapes, so that a cut never
+// leaves a code span open around raw text.
 func prose(s string) string {
-	return markdown.Escape(clip(markdown.Plain(s), maxProse))
+	return markdown.Escape(singular(clip(markdown.Plain(s), maxProse)))
 }
 
 // clip cuts s to at most n bytes at a rune boundary, with an ellipsis.

@@ -33,6 +33,9 @@ type Report struct {
 	ConfigSource     string // ".github/template-verify.yml" or DefaultsSource
 	Notes            []string
 	Duration         time.Duration
+	// Links are the pages the comment links to, when the surface knows
+	// them; the JSON and the terminal text leave them out.
+	Links Links
 }
 
 // Word is the word a reader sees for a conclusion. Only Success reads

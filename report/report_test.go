@@ -250,26 +250,22 @@ func TestNotRunNeverPassed(t *testing.T) {
 	}
 	for _, name := range []string{"restore", "pytest"} {
 		row := regexp.MustCompile(`(?m)^\| ` + name + ` \|.*$`).FindString(md)
-		if row == "" || !strings.Contains(row, "| not run |") || strings.Contains(row, "passed") {
+		if row == "" || !strings.Contains(row, "| "+markNotRun+" not run |") || strings.Contains(row, "passed") {
 			t.Errorf("markdown table row of %s: %q", name, row)
 		}
-		node := regexp.MustCompile(`"` + name + `: [^"]*"`).FindString(md)
-		if node != `"`+name+`: not run"` {
-			t.Errorf("diagram node of %s: %q", name, node)
-		}
-		head := regexp.MustCompile(`(?m)^\*\*` + name + `\*\*: .*$`).FindString(md)
-		if !strings.HasPrefix(head, "**"+name+"**: not run") {
+		head := regexp.MustCompile(`(?m)^(<details><summary>)?. ` + name + `: .*$`).FindString(md)
+		if !strings.Contains(head, markNotRun+" "+name+": not run") {
 			t.Errorf("check heading of %s: %q", name, head)
 		}
 		if !strings.Contains(md, "- The "+name+" check did not run: ") {
 			t.Errorf("no note says why %s did not run", name)
 		}
 	}
-	if !strings.Contains(md, `verdict{"result: not run"}`) {
-		t.Errorf("the diagram verdict is not \"not run\"")
+	if first := strings.SplitN(md, "\n", 3)[1]; !strings.HasPrefix(first, "**"+markNotRun+" Not run:**") || !strings.Contains(first, "not a pass") {
+		t.Errorf("first line %q, want the verdict not run", first)
 	}
 	purpose := regexp.MustCompile(`(?s)## Purpose\n\n(.*?)\n\n`).FindStringSubmatch(md)
-	if purpose == nil || strings.Contains(purpose[1], "passed") || !strings.Contains(purpose[1], "not a pass") {
+	if purpose == nil || strings.Contains(purpose[1], "passed") {
 		t.Errorf("Purpose: %q", purpose)
 	}
 
@@ -363,20 +359,6 @@ func TestCode(t *testing.T) {
 	for _, tt := range tests {
 		if got := code(tt.in); got != tt.want {
 			t.Errorf("code(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestLabel(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"render: passed", `"render: passed"`},
-		{`say "hi" [x] {y} <z>; #1`, `"say hi x y z 1"`},
-		{"日本: ok", `"日本: ok"`},
-		{"\"\"", `"check"`},
-	}
-	for _, tt := range tests {
-		if got := label(tt.in); got != tt.want {
-			t.Errorf("label(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }
@@ -507,11 +489,10 @@ func TestSkippedIsNotPassed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| pytest | skipped |",
-		`change -.-> c3["pytest: skipped"]`,
-		"**pytest**: skipped. No pytest suite",
+		"| pytest | " + markNotRun + " skipped |",
+		markNotRun + " pytest: skipped. No pytest suite",
 		"- The pytest check is skipped: no pytest suite is triggered by the changed paths.",
-		"The result is a pass: 2 of 3 checks passed, and 1 had nothing to verify.",
+		"**" + markPass + " Passed:** 2 of 3 checks passed, and 1 check had nothing to verify.",
 		"The run checks them with render and restore.",
 	} {
 		if !strings.Contains(md, want) {
@@ -524,5 +505,105 @@ func TestSkippedIsNotPassed(t *testing.T) {
 	js, _ := r.JSON()
 	if !strings.Contains(string(js), `"conclusion": "skipped"`) {
 		t.Errorf("JSON has no skipped conclusion")
+	}
+}
+
+// visibleLines counts the lines a reader sees with every <details> block
+// folded: lines that are not blank, outside the body of a <details>, not
+// the delimiter row of a table, and one more for each <br>.
+func visibleLines(md string) int {
+	n, depth := 0, 0
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		opens, closes := strings.Count(t, "<details>"), strings.Count(t, "</details>")
+		if depth == 0 && t != "" && !strings.HasPrefix(t, "<!--") && !regexp.MustCompile(`^\|( --- \|)+$`).MatchString(t) {
+			n += 1 + strings.Count(t, "<br>")
+		}
+		depth += opens - closes
+	}
+	return n
+}
+
+// TestCommentLeadsWithVerdict: the first visible line is the verdict, a
+// failing comment shows its first failure within 15 lines, linked to its
+// line at head, and a passing one fits in 40 visible lines.
+func TestCommentLeadsWithVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		r           *Report
+		verdict     string
+		maxVisible  int
+		failureLink string // the first failure's link, "" for a pass
+	}{
+		{"linked-pass", linkedPass(), "**✅ Passed:** All 3 checks passed.", 40, ""},
+		{"linked-fail", linkedFail(), "**❌ Failed:** 1 of 3 checks failed: render.", 60,
+			"[`src/datasmith/harbor_adapter/template/tests/test.sh:57`](https://github.com/formula-code/datasmith/blob/" + headSha + "/src/datasmith/harbor_adapter/template/tests/test.sh#L57)"},
+		{"not-run", notRun(), "**⚪ Not run:**", 40, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md, err := tc.r.Markdown()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(md, "\n")
+			if !strings.HasPrefix(lines[1], tc.verdict) {
+				t.Errorf("line 2 is %q, want the verdict %q", lines[1], tc.verdict)
+			}
+			if n := visibleLines(md); n > tc.maxVisible {
+				t.Errorf("%d visible lines, want at most %d", n, tc.maxVisible)
+			} else {
+				t.Logf("%d lines, %d visible", len(lines), n)
+			}
+			first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "- "+markFail) })
+			switch {
+			case tc.failureLink == "" && first >= 0:
+				t.Errorf("a passing comment lists a failure on line %d: %q", first+1, lines[first])
+			case tc.failureLink != "" && (first < 0 || first+1 > 15):
+				t.Errorf("the first failure is on line %d, want within 15", first+1)
+			case tc.failureLink != "" && !strings.Contains(lines[first], tc.failureLink):
+				t.Errorf("first failure %q, want the link %s", lines[first], tc.failureLink)
+			}
+			if strings.Contains(md, "```mermaid") {
+				t.Error("the comment has a mermaid chart that repeats the table")
+			}
+			if tc.r.Links.Run != "" && !strings.Contains(md, "[workflow run]("+tc.r.Links.Run+")") {
+				t.Error("no link to the workflow run")
+			}
+			lintClean(t, md)
+		})
+	}
+}
+
+func TestSingular(t *testing.T) {
+	for in, want := range map[string]string{
+		"Templates: 1 templates, 4 variable sets, 8 renders": "Templates: 1 template, 4 variable sets, 8 renders",
+		"gets 1 new lines and loses 11 lines":                "gets 1 new line and loses 11 lines",
+		"1 of 2 sets, 21 tests, 0.1 tests, 1 tests":          "1 of 2 sets, 21 tests, 0.1 tests, 1 test",
+		"1 render problems in 1 template":                    "1 render problem in 1 template",
+	} {
+		if got := singular(in); got != want {
+			t.Errorf("singular(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLineLink(t *testing.T) {
+	r := &Report{Head: headSha, Links: Links{Repo: "https://github.com/o/r"}}
+	for _, tc := range []struct {
+		f    checks.Finding
+		want string
+	}{
+		{checks.Finding{Path: "a b/c#d.sh", Line: 3, EndLine: 5}, "[`a b/c#d.sh:3-5`](https://github.com/o/r/blob/" + headSha + "/a%20b/c%23d.sh#L3-L5)"},
+		{checks.Finding{Path: "x(1).sh", Line: 2}, "[`x(1).sh:2`](https://github.com/o/r/blob/" + headSha + "/x%281%29.sh#L2)"},
+		{checks.Finding{Path: "../etc/passwd", Line: 1}, "`../etc/passwd:1`"},
+		{checks.Finding{Path: "t.sh"}, "`t.sh`"},
+	} {
+		if got := r.lineLink(tc.f, findingLoc(tc.f)); got != tc.want {
+			t.Errorf("lineLink(%+v) = %s, want %s", tc.f, got, tc.want)
+		}
+	}
+	r.Links.Repo = "javascript:alert(1)//"
+	if got := r.lineLink(checks.Finding{Path: "t.sh", Line: 1}, "t.sh:1"); strings.Contains(got, "](") {
+		t.Errorf("a repository page that is not https is linked: %s", got)
 	}
 }

@@ -14,12 +14,15 @@ import (
 // view is the comment as the templates see it: every sentence, escape and
 // fence is ready, and the size limit cuts parts of it in place.
 type view struct {
-	Marker     string
-	Purpose    string
-	Diagram    *block
-	TreeIntro  string
-	Tree       *block
-	Changes    []*changeView
+	Marker       string
+	Verdict      string   // the first line: mark, verdict, why
+	Failures     []string // each failure, linked to its line when known
+	FailuresMore string
+	Links        string // the check runs and the workflow run
+	Purpose      string
+	TreeIntro    string
+	Tree         *block
+	Changes      []*changeView
 	ChangesCut string
 	Compare    string
 	Rows       []rowView
@@ -63,11 +66,11 @@ type changeView struct {
 }
 
 type rowView struct {
-	Check, Result, Figures string
+	Check, Result, Title string
 }
 
 type checkView struct {
-	Heading     string
+	Heading     string // plain text for the <summary> line
 	Summary     string
 	Figures     []string
 	Tables      []*tableView
@@ -99,10 +102,14 @@ type findingView struct {
 // buildView computes the comment of r, before any cut.
 func buildView(r *Report) *view {
 	v := &view{Marker: Marker, report: r, trees: -1}
-	v.Purpose = purpose(r)
-	if d := diagram(r); d != "" {
-		v.Diagram = newBlock("mermaid", d)
+	v.Verdict = headline(r)
+	items, more := leadFailures(r)
+	v.Failures = items
+	if more > 0 {
+		v.FailuresMore = fmt.Sprintf("%s more below, in the details of the checks.", capital(plural(more, "failure", "failures")))
 	}
+	v.Links = linksLine(r)
+	v.Purpose = purpose(r)
 	v.setTree()
 	v.Changes = changeViews(r)
 	v.Compare = compare(r)
@@ -131,7 +138,7 @@ func (v *view) setTree() {
 	if more > 0 {
 		tree = strings.TrimRight(tree, "\n") + fmt.Sprintf("\n… and %s more (cut to fit the size limit)", plural(more, "template", "templates"))
 	}
-	v.TreeIntro = "The run covers these templates:"
+	v.TreeIntro = "File tree of the " + plural(len(v.report.Templates), "template", "templates") + " the run covers"
 	v.Tree = newBlock("text", tree)
 }
 
@@ -164,10 +171,14 @@ func purpose(r *Report) string {
 		s = append(s, "No check ran.")
 	case n == 0:
 		s = append(s, fmt.Sprintf("The run checks the repository with %s.", list(ran)))
+	case n == 1:
+		s = append(s, fmt.Sprintf("The run checks it with %s.", list(ran)))
 	default:
 		s = append(s, fmt.Sprintf("The run checks them with %s.", list(ran)))
 	}
-	s = append(s, verdict(r))
+	if len(s) < 2 {
+		s = append(s, verdict(r))
+	}
 	return strings.Join(s, " ")
 }
 
@@ -251,19 +262,16 @@ func rev(name, sha string) string {
 	return code(name) + " (" + short(sha) + ")"
 }
 
-// row is the line of one check in the Verification table.
+// row is the line of one check in the Verification table: its mark and
+// conclusion, and its title. The figures are in the check's details.
 func row(res checks.Result) rowView {
-	var figs []string
-	for _, f := range res.Figures {
-		figs = append(figs, cell(f.Label+": "+f.Value))
-	}
-	return rowView{Check: cell(res.Check), Result: Word(res.Conclusion), Figures: strings.Join(figs, "<br>")}
+	return rowView{Check: cell(res.Check), Result: conclusionMark(res.Conclusion) + " " + Word(res.Conclusion), Title: singular(cell(res.Title))}
 }
 
 // checkViewOf lays out one check under the table.
 func checkViewOf(res checks.Result) *checkView {
 	cv := &checkView{name: res.Check, total: len(res.Findings)}
-	head := fmt.Sprintf("**%s**: %s", bold(prose(res.Check)), Word(res.Conclusion))
+	head := fmt.Sprintf("%s %s: %s", conclusionMark(res.Conclusion), prose(res.Check), Word(res.Conclusion))
 	if res.Duration > 0 {
 		head += " in " + seconds(res.Duration)
 	}
@@ -271,13 +279,10 @@ func checkViewOf(res checks.Result) *checkView {
 	if t := prose(res.Title); t != "" {
 		head += " " + sentence(capital(t))
 	}
-	cv.Heading = head
+	cv.Heading = summaryText(singular(head))
 	cv.Summary = summary(res.Summary)
-	// The table shows every figure; the list adds the commands.
 	for _, f := range res.Figures {
-		if f.Command != "" {
-			cv.Figures = append(cv.Figures, figure(f))
-		}
+		cv.Figures = append(cv.Figures, figure(f))
 	}
 	for _, t := range res.Tables {
 		cv.Tables = append(cv.Tables, tableViewOf(t))
@@ -305,9 +310,9 @@ func summary(s string) string {
 }
 
 func figure(f checks.Figure) string {
-	s := escapeStart(prose(f.Label)) + ": " + prose(f.Value)
+	s := escapeStart(prose(f.Label)) + ": " + singular(prose(f.Value))
 	if f.Label == "" {
-		s = escapeStart(prose(f.Value))
+		s = escapeStart(singular(prose(f.Value)))
 	}
 	if f.Command != "" && oneLine(f.Command) != oneLine(f.Label) {
 		s += " (" + code(clip(oneLine(f.Command), maxProse)) + ")"
@@ -355,13 +360,7 @@ func tableLine(cells []string, cols int) string {
 }
 
 func findingViewOf(f checks.Finding) *findingView {
-	loc := f.Path
-	if loc != "" && f.Line > 0 {
-		loc += ":" + itoa(f.Line)
-		if f.EndLine > f.Line {
-			loc += "-" + itoa(f.EndLine)
-		}
-	}
+	loc := findingLoc(f)
 	level := prose(string(f.Level))
 	if level == "" {
 		level = string(checks.LevelNotice)
