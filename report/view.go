@@ -23,12 +23,12 @@ type view struct {
 	TreeIntro    string
 	Tree         *block
 	Changes      []*changeView
-	ChangesCut string
-	Compare    string
-	Rows       []rowView
-	Checks     []*checkView
-	Command    *block
-	Notes      []string
+	ChangesCut   string
+	Compare      string
+	Rows         []rowView
+	Checks       []*checkView
+	Command      *block
+	Notes        []string
 
 	// What the size limit cut, for the Notes section.
 	cuts cutLog
