@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -25,17 +27,31 @@ const baseGroupSuffix = "@base"
 // verification. It returns the configuration the checks get: the head's,
 // with a copy of each base group that verifies such a template, named
 // "<group>@base". The head's own configuration is not changed.
-func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*config.Config) (*config.Config, []plan.Template, error) {
+func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*config.Config) (*config.Config, []plan.Template, []string, error) {
 	eff := *head
 	eff.Groups = slices.Clone(head.Groups)
+	for i := range eff.Groups {
+		g := &eff.Groups[i]
+		g.Matrix = maps.Clone(g.Matrix)
+		g.Templates = slices.Clone(g.Templates)
+		for j := range g.Templates {
+			g.Templates[j].Matrix = maps.Clone(g.Templates[j].Matrix)
+		}
+	}
 	var added []plan.Template
+	var dropped []string
 	for _, b := range trusted {
 		if b == nil {
 			continue
 		}
+		for _, d := range widenMatrices(&eff, b) {
+			if !slices.Contains(dropped, d) {
+				dropped = append(dropped, d)
+			}
+		}
 		sel, err := p.SelectedBy(ctx, b)
 		if err != nil {
-			return nil, nil, fmt.Errorf("select the templates of the base's configuration: %w", err)
+			return nil, nil, nil, fmt.Errorf("select the templates of the base's configuration: %w", err)
 		}
 		var extra []plan.Template
 		for _, t := range sel {
@@ -59,7 +75,60 @@ func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*c
 		}
 		added = append(added, p.Add(extra)...)
 	}
-	return &eff, added, nil
+	return &eff, added, dropped, nil
+}
+
+// widenMatrices adds to the matrices of eff's groups and template entries
+// every value that the same group or entry of base has, so that a head
+// that narrows a matrix still renders every variable set the base
+// renders. It returns what the head dropped.
+func widenMatrices(eff, base *config.Config) []string {
+	var dropped []string
+	for i := range eff.Groups {
+		g := &eff.Groups[i]
+		bg, ok := base.Group(g.Name)
+		if !ok || strings.HasSuffix(g.Name, baseGroupSuffix) {
+			continue
+		}
+		where := fmt.Sprintf("group `%s`", g.Name)
+		g.Matrix, dropped = unionMatrix(g.Matrix, g.Vars, bg.Matrix, where, dropped)
+		for j := range g.Templates {
+			t := &g.Templates[j]
+			for _, bt := range bg.Templates {
+				if bt.Path == t.Path {
+					vars := maps.Clone(g.Vars)
+					maps.Copy(vars, t.Vars)
+					t.Matrix, dropped = unionMatrix(t.Matrix, vars, bt.Matrix, fmt.Sprintf("%s, template `%s`", where, t.Path), dropped)
+				}
+			}
+		}
+	}
+	return dropped
+}
+
+// unionMatrix returns head's matrix with each value of base's added. A key
+// the head sets as a plain variable starts from that value.
+func unionMatrix(head map[string][]any, vars map[string]any, base map[string][]any, where string, dropped []string) (map[string][]any, []string) {
+	for _, k := range slices.Sorted(maps.Keys(base)) {
+		vals, inMatrix := head[k]
+		if !inMatrix {
+			if v, ok := vars[k]; ok {
+				vals = []any{v}
+			}
+		}
+		vals = slices.Clone(vals)
+		for _, v := range base[k] {
+			if !slices.ContainsFunc(vals, func(h any) bool { return reflect.DeepEqual(h, v) }) {
+				vals = append(vals, v)
+				dropped = append(dropped, fmt.Sprintf("%s: matrix `%s` drops `%v`", where, k, v))
+			}
+		}
+		if head == nil {
+			head = map[string][]any{}
+		}
+		head[k] = vals
+	}
+	return head, dropped
 }
 
 func sameSelection(a, b *config.Group) bool {
@@ -125,7 +194,7 @@ func scopeFinding(changes []string, added []plan.Template, source string) (*chec
 	for _, t := range added {
 		lines = append(lines, fmt.Sprintf("`%s` is selected by the base's configuration only: it is verified with the base's group `%s`", t.Path, strings.TrimSuffix(t.Group, baseGroupSuffix)))
 	}
-	msg := fmt.Sprintf("The head's %s changes which templates are verified. Every template that the base's or the head's configuration selects is verified: ", source) +
+	msg := fmt.Sprintf("The head's %s changes what is verified. Every template that the base's or the head's configuration selects is verified, with every matrix value of either: ", source) +
 		strings.Join(lines, "; ") + "."
 	f := &checks.Finding{
 		Path:    source,

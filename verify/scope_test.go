@@ -238,3 +238,32 @@ func TestHeadCannotRelaxWhatDecidesTheGate(t *testing.T) {
 		t.Fatalf("pre_existing %q, limits %+v: want the base's pre_existing and the tighter of each limit", got.PreExisting, lim)
 	}
 }
+
+func TestHeadCannotNarrowTheMatrix(t *testing.T) {
+	base := "version: 1\ngroups:\n  - {name: t, root: tpl, matrix: {x: [1, 2]}, templates: [{path: '**', matrix: {y: [a, b]}}]}\n"
+	for _, tc := range []struct{ name, head string }{
+		{"values dropped", "version: 1\ngroups:\n  - {name: t, root: tpl, matrix: {x: [1]}, templates: [{path: '**', matrix: {y: [a]}}]}\n"},
+		{"matrix turned into a variable", "version: 1\ngroups:\n  - {name: t, root: tpl, vars: {x: 1}, templates: [{path: '**', vars: {y: a}}]}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoWith(t, base, tc.head)
+			var got *config.Config
+			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+				Checks: func() []checks.Check { return []checks.Check{configCheck{&got}} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := got.Group("t")
+			var names []string
+			for _, s := range g.VarSets(g.TemplateFor("a.sh")[0]) {
+				names = append(names, s.Name)
+			}
+			if want := []string{"x=1,y=a", "x=1,y=b", "x=2,y=a", "x=2,y=b"}; !slices.Equal(names, want) {
+				t.Errorf("variable sets %v, want %v", names, want)
+			}
+			if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "matrix `x` drops `2`") || !strings.Contains(notes, "matrix `y` drops `b`") {
+				t.Errorf("notes %q: want the dropped values named", notes)
+			}
+		})
+	}
+}

@@ -123,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if baseCfg == nil {
 		selectors[0] = config.Default()
 	}
-	eff, added, err := widen(ctx, p, cfg, selectors...)
+	eff, added, dropped, err := widen(ctx, p, cfg, selectors...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +134,13 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	var scope *checks.Finding
 	if baseCfg != nil {
 		var note string
-		scope, note = scopeFinding(scopeChanges(baseCfg, cfg), added, cfg.Source)
+		scope, note = scopeFinding(append(scopeChanges(baseCfg, cfg), dropped...), added, cfg.Source)
 		if note != "" {
 			rep.Notes = append([]string{note}, rep.Notes...)
 		}
-	} else if len(added) > 0 {
+	} else if len(added) > 0 || len(dropped) > 0 {
 		var note string
-		scope, note = scopeFinding(nil, added, cfg.Source)
+		scope, note = scopeFinding(dropped, added, cfg.Source)
 		rep.Notes = append([]string{note}, rep.Notes...)
 	}
 	if p.Empty() {
