@@ -3,8 +3,11 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"runtime"
+	"slices"
+	"strings"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -67,8 +70,34 @@ func guardMacro(name string, fn exec.Macro) exec.Macro {
 		}
 		depth++
 		defer func() { depth-- }()
-		return fn(params)
+		v := fn(params)
+		if v.IsError() && len(params.KwArgs) > 1 {
+			return firstKwargError(fn, params, v)
+		}
+		return v
 	}
+}
+
+// firstKwargError makes the error of a macro call with bad keyword
+// arguments the same on every render. gonja binds keyword arguments in map
+// order, so with two bad ones the error names either at random. The error
+// of the first keyword, in sorted order, that fails on its own wins.
+func firstKwargError(fn exec.Macro, params *exec.VarArgs, err *exec.Value) *exec.Value {
+	msg := err.Error()
+	if !strings.Contains(msg, "takes no keyword argument") && !strings.Contains(msg, "argument twice") {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(params.KwArgs)) {
+		one := &exec.VarArgs{Args: params.Args, KwArgs: map[string]*exec.Value{k: params.KwArgs[k]}}
+		v := fn(one)
+		if !v.IsError() {
+			continue
+		}
+		if m := v.Error(); strings.Contains(m, "takes no keyword argument '"+k+"'") || strings.Contains(m, "received '"+k+"' argument twice") {
+			return v
+		}
+	}
+	return err
 }
 
 // guardName replaces the macro stored under name in the context with a
