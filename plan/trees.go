@@ -18,11 +18,14 @@ type Trees struct {
 type treeEntry struct {
 	once  sync.Once
 	files map[string][]byte
+	modes map[string]string
 	err   error
 }
 
-// Get returns the files under dir at rev, keyed by repository path.
-func (t *Trees) Get(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+// ModeSymlink is git's mode of a symbolic link; its blob is the link text.
+const ModeSymlink = "120000"
+
+func (t *Trees) entry(ctx context.Context, rev, dir string) *treeEntry {
 	t.mu.Lock()
 	if t.got == nil {
 		t.got = map[[2]string]*treeEntry{}
@@ -34,6 +37,52 @@ func (t *Trees) Get(ctx context.Context, rev, dir string) (map[string][]byte, er
 		t.got[key] = e
 	}
 	t.mu.Unlock()
-	e.once.Do(func() { e.files, e.err = t.Repo.ReadTree(ctx, rev, dir) })
+	e.once.Do(func() { e.files, e.modes, e.err = readTree(ctx, t.Repo, rev, dir) })
+	return e
+}
+
+// readTree is gitx.Repo.ReadTree that keeps each file's git mode.
+func readTree(ctx context.Context, r gitx.Repo, rev, dir string) (map[string][]byte, map[string]string, error) {
+	entries, err := r.ListTree(ctx, rev, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	shas := make([]string, 0, len(entries))
+	for _, e := range entries {
+		shas = append(shas, e.SHA)
+	}
+	blobs, err := r.ReadBlobs(ctx, shas)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := make(map[string][]byte, len(entries))
+	modes := make(map[string]string, len(entries))
+	for _, e := range entries {
+		files[e.Path] = blobs[e.SHA]
+		modes[e.Path] = e.Mode
+	}
+	return files, modes, nil
+}
+
+// Get returns the files under dir at rev, keyed by repository path. A
+// symbolic link is there as its link text: see Symlinks.
+func (t *Trees) Get(ctx context.Context, rev, dir string) (map[string][]byte, error) {
+	e := t.entry(ctx, rev, dir)
 	return e.files, e.err
+}
+
+// Symlinks returns the symbolic links under dir at rev (git mode 120000),
+// keyed by repository path, with their link text. Nothing follows them.
+func (t *Trees) Symlinks(ctx context.Context, rev, dir string) (map[string]string, error) {
+	e := t.entry(ctx, rev, dir)
+	if e.err != nil {
+		return nil, e.err
+	}
+	links := map[string]string{}
+	for p, m := range e.modes {
+		if m == ModeSymlink {
+			links[p] = string(e.files[p])
+		}
+	}
+	return links, nil
 }
