@@ -116,6 +116,7 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		templates = templates[:lim.Templates]
 	}
 	envs := map[[2]string]*jinja.Env{}
+	links := map[[2]string]map[string]string{}
 	envFor := func(rev string, g *config.Group) (*jinja.Env, error) {
 		key := [2]string{rev, g.Name}
 		if e, ok := envs[key]; ok {
@@ -124,6 +125,23 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", g.Root, short(rev), err)
+		}
+		// A symbolic link is not a template here: production's loader
+		// would follow it (to /proc/self/environ, a key file, anything),
+		// and this tool never does. Included, it is not found.
+		ln, err := in.Plan.Trees.Symlinks(ctx, rev, g.Root)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", g.Root, short(rev), err)
+		}
+		links[key] = ln
+		if len(ln) > 0 {
+			regular := make(map[string][]byte, len(files))
+			for p, data := range files {
+				if _, isLink := ln[p]; !isLink {
+					regular[p] = data
+				}
+			}
+			files = regular
 		}
 		e, err := jinja.NewEnv(files, g.Root, g.Jinja)
 		if err != nil {
@@ -153,11 +171,19 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 				return nil, capped, err
 			}
 			baseT = parse(e, t.OldRel)
+			if target, ok := links[[2]string{in.Plan.MergeBase, g.Name}][t.OldPath]; ok {
+				baseT.err = &jinja.Error{File: t.OldPath, Msg: fmt.Sprintf("the template is a symbolic link to %q at base; it was not followed", target)}
+			}
 		}
 		if t.AtHead() {
 			e, err := envFor(in.Plan.Head, g)
 			if err != nil {
 				return nil, capped, err
+			}
+			if target, ok := links[[2]string{in.Plan.Head, g.Name}][t.Path]; ok {
+				capped = append(capped, checks.Finding{Path: t.Path, Level: checks.LevelFailure, Title: "The template is a symbolic link",
+					Message: fmt.Sprintf("%s is a symbolic link (git mode 120000) to %q. Production's FileSystemLoader follows it and renders whatever it points at, which may be outside the template folder; this tool does not follow it, so it cannot verify it. Replace the link with a regular file.", t.Path, target)})
+				continue
 			}
 			headT = parse(e, t.Rel)
 		}
