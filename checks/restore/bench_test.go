@@ -14,7 +14,7 @@ import (
 func BenchmarkCatalogue(b *testing.B) {
 	ctx := context.Background()
 	in := scriptInput(b, "good.sh")
-	step, st := prepareStep(ctx, in, in.Config.Restore)
+	step, st := prepareStep(ctx, in, in.Config.Restore, "")
 	if st != nil {
 		b.Fatal(st.title)
 	}

@@ -58,6 +58,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count))
 		ri.shrunk = r.shrinkFailures(ctx, ri.random)
 	}
+	ri.cmp = compareWithBase(ctx, in, r, ri.catalogue, ri.random)
 	ri.wall = time.Since(start)
 	assemble(&res, ri)
 	return res
@@ -80,8 +81,9 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if rc == nil {
 		return nil, nil, &stop{conclusion: checks.NotRun, title: "The config turns the restore check off."}
 	}
-	step, st := prepareStep(ctx, in, rc)
-	if st != nil {
+	// A first render finds a missing or broken step before the fixture is
+	// built; the second renders base_commit as the fixture's base sha.
+	if _, st := prepareStep(ctx, in, rc, ""); st != nil {
 		return nil, nil, st
 	}
 	internal := func(title string, err error) *stop {
@@ -99,6 +101,11 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if err != nil {
 		cleanup()
 		return nil, nil, internal("The restore check cannot build its fixture", err)
+	}
+	step, st := prepareStep(ctx, in, rc, sha)
+	if st != nil {
+		cleanup()
+		return nil, nil, st
 	}
 	opts := c.opts.settle()
 	return &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root, opts: opts}, cleanup, nil

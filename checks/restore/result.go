@@ -27,36 +27,78 @@ type resultInput struct {
 	wall       time.Duration
 	parallel   int
 	command    string
+	cmp        comparison // the base side of the scenarios that fail at head
 }
 
 // assemble fills the result from the outcomes.
 func assemble(res *checks.Result, ri resultInput) {
 	table := checks.Table{Title: "Restore scenarios", Header: []string{"Scenario", "Verdict", "Discarded"}}
-	catPass := 0
-	for _, o := range ri.catalogue {
-		if o.Verdict == Pass {
-			catPass++
-		}
-		table.Rows = append(table.Rows, []string{o.Scenario.Name, string(o.Verdict), discardedCell(o)})
-		if o.Verdict != Pass {
-			res.Findings = append(res.Findings, scenarioFinding(ri.step, o))
-		}
+	if ri.cmp.Ran {
+		table.Header = []string{"Scenario", "Verdict", "At base", "Discarded"}
 	}
-	randPass, randDiscarded := 0, 0
-	var failedRandom []string
+	row := func(name, verdict, base, discarded string) []string {
+		if ri.cmp.Ran {
+			return []string{name, verdict, base, discarded}
+		}
+		return []string{name, verdict, discarded}
+	}
+	// counts: failures the PR causes, and failures that happen before it.
+	var catPass, catBefore, randPass, randBefore, failures int
+	for i, o := range ri.catalogue {
+		b := cmpAt(ri.cmp.Catalogue, i)
+		verdict := string(o.Verdict)
+		switch {
+		case o.Verdict == Pass:
+			catPass++
+		case b.PreExisting:
+			catBefore++
+			verdict = verdictBefore
+			res.Findings = append(res.Findings, beforeFinding(ri.step, o, ri.cmp))
+		default:
+			failures++
+			f := scenarioFinding(ri.step, o)
+			addBaseText(&f, b)
+			res.Findings = append(res.Findings, f)
+		}
+		if b.PreExisting && ri.cmp.Strict {
+			failures++
+		}
+		table.Rows = append(table.Rows, row(o.Scenario.Name, verdict, baseCell(o, b, ri.cmp), discardedCell(o)))
+	}
+	randDiscarded := 0
+	var failedRandom, beforeRandom []string
 	for i, o := range ri.random {
 		randDiscarded += len(o.Expect.Discarded)
+		b := cmpAt(ri.cmp.Random, i)
 		if o.Verdict == Pass {
 			randPass++
 			continue
 		}
+		if b.PreExisting {
+			randBefore++
+			beforeRandom = append(beforeRandom, o.Scenario.Name)
+			if ri.cmp.Strict {
+				failures++
+			}
+			continue
+		}
+		failures++
 		if sh, ok := ri.shrunk[i]; ok {
-			res.Findings = append(res.Findings, randomFinding(ri.step, ri.seed, i, len(ri.random), o, sh))
+			f := randomFinding(ri.step, ri.seed, i, len(ri.random), o, sh)
+			addBaseText(&f, b)
+			res.Findings = append(res.Findings, f)
 		} else if o.Verdict == Broken {
 			res.Findings = append(res.Findings, scenarioFinding(ri.step, o))
 		} else {
 			failedRandom = append(failedRandom, o.Scenario.Name)
 		}
+	}
+	if len(beforeRandom) > 0 {
+		res.Findings = append(res.Findings, checks.Finding{
+			Path: ri.step.Template, Line: ri.step.Line, Level: beforeLevel(ri.cmp),
+			Title:   "Random restore sets fail before this change",
+			Message: fmt.Sprintf("%s: %s. %s", plural(len(beforeRandom), "random set fails the same way at the base", "random sets fail the same way at the base"), strings.Join(beforeRandom, ", "), beforeWhy(ri.cmp)),
+		})
 	}
 	if len(failedRandom) > 0 {
 		res.Findings = append(res.Findings, checks.Finding{
@@ -66,18 +108,23 @@ func assemble(res *checks.Result, ri resultInput) {
 		})
 	}
 	if ri.skipReason == "" && ri.count == 0 {
-		table.Rows = append(table.Rows, []string{"random sets", "not run", "restore.random.count is 0"})
+		table.Rows = append(table.Rows, row("random sets", "not run", "", "restore.random.count is 0"))
 	}
 	if ri.skipReason != "" {
-		table.Rows = append(table.Rows, []string{fmt.Sprintf("random sets (seed %d)", ri.seed), "not run", ri.skipReason})
+		table.Rows = append(table.Rows, row(fmt.Sprintf("random sets (seed %d)", ri.seed), "not run", "", ri.skipReason))
 		res.Notes = append(res.Notes, fmt.Sprintf("The %d random sets did not run, because %s.", ri.count, ri.skipReason))
 	}
 	if len(ri.random) > 0 {
-		table.Rows = append(table.Rows, []string{
+		base := ""
+		if randBefore > 0 {
+			base = fmt.Sprintf("%d fail there too", randBefore)
+		}
+		table.Rows = append(table.Rows, row(
 			fmt.Sprintf("random sets (seed %d)", ri.seed),
 			fmt.Sprintf("%d of %d pass", randPass, len(ri.random)),
+			base,
 			fmt.Sprintf("%d paths over all sets", randDiscarded),
-		})
+		))
 	}
 	res.Tables = append(res.Tables, table)
 	res.Figures = append(res.Figures,
@@ -88,14 +135,45 @@ func assemble(res *checks.Result, ri resultInput) {
 	res.Notes = append(res.Notes, sandboxNote(append(append([]Outcome{}, ri.catalogue...), ri.random...)))
 	res.Notes = append(res.Notes, mappingNote(ri.step))
 
-	allPass := catPass == len(ri.catalogue) && randPass == len(ri.random) && ri.skipReason == ""
-	if allPass {
+	if ri.cmp.Unchanged {
+		res.Notes = append(res.Notes, fmt.Sprintf("The restore step and its policy render the same bytes at base and head in each of %d variable sets, so no restore result can fail this PR.", ri.cmp.Sets))
+	}
+	if ri.cmp.Note != "" {
+		res.Notes = append(res.Notes, ri.cmp.Note)
+	}
+	if ri.cmp.Strict && catBefore+randBefore > 0 {
+		res.Notes = append(res.Notes, "The base config sets pre_existing: fail, so failures that happen before this change also fail the check.")
+	}
+	if ri.step.PreludeErr != "" {
+		res.Notes = append(res.Notes, "The step runs without the script's shell options and variables: "+ri.step.PreludeErr+".")
+	} else if n := preludeNote(ri.step); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	// A skipped random run counts only when a catalogue failure is the
+	// PR's: a step that already hung at the base does not block it.
+	if ri.skipReason != "" && catBefore < len(ri.catalogue)-catPass {
+		failures++
+	}
+	if ri.cmp.Unchanged && !ri.cmp.Strict {
+		failures = 0
+	}
+	catFail := len(ri.catalogue) - catPass
+	randFail := len(ri.random) - randPass
+	switch {
+	case failures == 0 && catFail == 0 && randFail == 0 && ri.skipReason == "":
 		res.Conclusion = checks.Success
 		res.Title = fmt.Sprintf("%d of %d restore scenarios and %d of %d random sets match the model", catPass, len(ri.catalogue), randPass, len(ri.random))
-	} else {
+	case failures == 0:
+		res.Conclusion = checks.Success
+		res.Title = fmt.Sprintf("%d of %d restore scenarios and %d of %d random sets fail before this change; this PR adds no failure",
+			catFail, len(ri.catalogue), randFail, len(ri.random))
+	default:
 		res.Conclusion = checks.Failure
 		res.Title = fmt.Sprintf("%d of %d restore scenarios and %d of %d random sets do not match the model",
-			len(ri.catalogue)-catPass, len(ri.catalogue), len(ri.random)-randPass, len(ri.random))
+			catFail, len(ri.catalogue), randFail, len(ri.random))
+		if before := catBefore + randBefore; before > 0 && !ri.cmp.Strict {
+			res.Title += fmt.Sprintf(" (%d of them fail before this change)", before)
+		}
 	}
 	res.Summary = fmt.Sprintf("The restore step of %s runs in a fixture git repository after each agent-like change. "+
 		"A Go model of the restore policy gives the expected tree and report. %s.", ri.step.Template, res.Title)
@@ -105,6 +183,8 @@ func discardedCell(o Outcome) string {
 	switch {
 	case o.Verdict == Broken:
 		return "unknown"
+	case !o.Expect.Ran && o.Expect.Reason != "" && o.ExitCode > 0:
+		return fmt.Sprintf("none: %s (exit code %d)", o.Expect.Reason, o.ExitCode)
 	case !o.Expect.Ran && o.Expect.Reason != "":
 		return "none: " + o.Expect.Reason
 	case len(o.Expect.Discarded) == 0:
@@ -224,4 +304,81 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// verdictBefore is the verdict of a scenario that fails at base and head.
+const verdictBefore = "fails before this change"
+
+func cmpAt(list []baseCmp, i int) baseCmp {
+	if i < len(list) {
+		return list[i]
+	}
+	return baseCmp{}
+}
+
+// baseCell is the base column of one scenario.
+func baseCell(o Outcome, b baseCmp, c comparison) string {
+	switch {
+	case o.Verdict == Pass || o.Verdict == Broken:
+		return "not run"
+	case c.Unchanged:
+		return "same step"
+	case b.Verdict == Broken && c.Note != "":
+		return "no step"
+	case b.Verdict == "":
+		return "not run"
+	}
+	return string(b.Verdict)
+}
+
+func beforeLevel(c comparison) checks.Level {
+	if c.Strict {
+		return checks.LevelFailure
+	}
+	return checks.LevelWarning
+}
+
+func beforeWhy(c comparison) string {
+	if c.Unchanged {
+		return "The step and its policy are the same at base and head, so this PR does not cause it."
+	}
+	return "The base's step fails it with the same differences, so this PR does not cause it."
+}
+
+// beforeFinding is the finding of a scenario that fails before this change.
+func beforeFinding(step *Step, o Outcome, c comparison) checks.Finding {
+	f := scenarioFinding(step, o)
+	f.Level = beforeLevel(c)
+	f.Title = fmt.Sprintf("Restore scenario %s fails before this change", o.Scenario.Name)
+	f.Message = fmt.Sprintf("Scenario %s fails before this change: %s. %s", o.Scenario.Name, firstDiffs(o.Diffs), beforeWhy(c))
+	return f
+}
+
+// addBaseText says how the base did on a scenario that fails at head.
+func addBaseText(f *checks.Finding, b baseCmp) {
+	switch {
+	case b.Verdict == Pass:
+		f.Message += " The base's step passes this scenario: this PR causes the failure."
+	case len(b.OnlyAtHead) > 0:
+		f.Message += fmt.Sprintf(" The base fails it too, but only the head has: %s.", firstDiffs(b.OnlyAtHead))
+	}
+}
+
+// preludeNote says which shell options and variables of the script the
+// step runs with.
+func preludeNote(s *Step) string {
+	if s.Command != "" || (len(s.Prelude.Options) == 0 && len(s.Prelude.Vars) == 0 && len(s.Prelude.Funcs) == 0) {
+		return ""
+	}
+	var parts []string
+	if len(s.Prelude.Options) > 0 {
+		parts = append(parts, "the shell options "+strings.Join(s.Prelude.Options, ", "))
+	}
+	if len(s.Prelude.Vars) > 0 {
+		parts = append(parts, "the variables "+strings.Join(s.Prelude.Vars, ", "))
+	}
+	if len(s.Prelude.Funcs) > 0 {
+		parts = append(parts, "the functions "+strings.Join(s.Prelude.Funcs, ", "))
+	}
+	return "The step runs as the script runs it, with " + strings.Join(parts, " and ") + " that the script sets before the section."
 }

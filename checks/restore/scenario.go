@@ -127,7 +127,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	}
 	ran, reason := true, ""
 	switch {
-	case sc.NoBaseline:
+	case sc.NoBaseline && !r.step.FallsBack: // with the fallback, the base is the rendered base_commit
 		ran, reason = false, "no baseline sha file"
 	case movesHead(sc.Edits) && !descends(ctx, l.Repo, r.baseSHA):
 		ran, reason = false, "HEAD does not descend from the base"
@@ -169,9 +169,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		return out
 	}
 	out.Diffs = compareTrees(r.policy, out.Expect, real, r.base, work)
-	if res.ExitCode != 0 {
-		out.Diffs = append(out.Diffs, fmt.Sprintf("the step exits with code %d", res.ExitCode))
-	}
+	out.Diffs = append(out.Diffs, r.judgeExit(out.Expect, res.ExitCode, string(res.Stderr), l)...)
 	if r.step.Report != "" {
 		out.Diffs = append(out.Diffs, compareReport(l.Root, relTo(l.Root, l.Report), r.step.Report, out.Expect, r.baseSHA)...)
 	}

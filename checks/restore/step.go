@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
 )
 
 // Step is the restore step as the scenarios run it.
@@ -20,9 +21,14 @@ type Step struct {
 	// and Line the line of the section start in the template (0: unknown).
 	Template string
 	Line     int
-	// Script is the section of the rendered script (section mode), or the
-	// whole rendered template (command mode), with the original paths.
+	// Script is what runs, with the original paths: in section mode the
+	// ERR trap (under set -e), the prelude and the section; in command
+	// mode the whole rendered template.
 	Script string
+	// Section is the section alone, and SectionAt the line of Script where
+	// it starts (section mode only).
+	Section   string
+	SectionAt int
 	// Command, when set, runs with bash -c instead of Script; "{script}" in
 	// it names the rendered template written into the scenario folder.
 	Command string
@@ -30,6 +36,19 @@ type Step struct {
 	ScriptName string
 	Paths      config.RestorePaths
 	Report     string // as the script names it; empty: the step writes none
+	// SectionLine is the line of the section start in the rendered
+	// script, and Rendered that script (section mode only).
+	SectionLine int
+	Rendered    string
+	// Prelude is what the script sets before the section and the section
+	// reads; PreludeErr says why there is none when the script does not
+	// parse.
+	Prelude    Prelude
+	PreludeErr string
+	// RefusalExit is restore.refusal_exit; FallsBack is true when the step
+	// restores against the rendered base_commit without the baseline file.
+	RefusalExit string
+	FallsBack   bool
 }
 
 // stop is a result that ends the check before any scenario runs.
@@ -40,34 +59,47 @@ type stop struct {
 }
 
 // prepareStep renders the restore template at head and cuts the step out
-// of it.
-func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*Step, *stop) {
-	g, rel, err := in.Config.ResolveTemplate(rc.Template)
+// of it. baseSHA is the fixture's base commit: the template's base_commit
+// renders as it, so a step that falls back to it restores against a
+// commit the fixture has.
+func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore, baseSHA string) (*Step, *stop) {
+	return renderStep(ctx, in.Plan.Trees, in.Config, rc, in.Plan.Head, "head", baseSHA)
+}
+
+// renderStep renders the restore template at commit rev ("head" or "base"
+// in messages) with the first variable set, and cuts the step out of it.
+func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *config.Restore, rev, side, baseSHA string) (*Step, *stop) {
+	g, rel, err := cfg.ResolveTemplate(rc.Template)
 	if err != nil {
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
-			finding: &checks.Finding{Path: configFile(in.Config), Level: checks.LevelFailure, Message: err.Error()}}
+			finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: err.Error()}}
 	}
 	repoPath := path.Join(g.Root, rel)
-	files, err := in.Plan.Trees.Get(ctx, in.Plan.Head, g.Root)
+	files, err := trees.Get(ctx, rev, g.Root)
 	if err != nil {
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template cannot be read",
-			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: fmt.Sprintf("read %s at head: %v", g.Root, err)}}
+			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: fmt.Sprintf("read %s at %s: %v", g.Root, side, err)}}
 	}
 	source, ok := files[repoPath]
 	if !ok {
-		msg := fmt.Sprintf("The head has no file %s.", repoPath)
+		msg := fmt.Sprintf("The %s has no file %s.", side, repoPath)
 		if !rc.Explicit {
 			return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply."}
 		}
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing",
-			finding: &checks.Finding{Path: configFile(in.Config), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
+			finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
 	if err != nil {
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render",
 			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: err.Error()}}
 	}
-	rendered, err := env.Render(rel, renderVars(g, rel, rc.Vars))
+	vars := renderVars(g, rel, rc.Vars)
+	if baseSHA == "" {
+		baseSHA = strings.Repeat("0", 40) // the first render, before the fixture exists
+	}
+	vars[config.BaseCommitVar] = baseSHA
+	rendered, err := env.Render(rel, vars)
 	if err != nil {
 		f := &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: err.Error()}
 		var je *jinja.Error
@@ -77,9 +109,22 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*St
 		}
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render", finding: f}
 	}
-	s := &Step{Template: repoPath, Paths: rc.Paths, Report: rc.Report}
+	s, st := cutStep(rendered, rc, repoPath)
+	if st != nil {
+		return nil, st
+	}
+	if rc.Command == "" {
+		s.Line = lineMatching(string(source), rc.Section.Start)
+	}
+	return s, nil
+}
+
+// cutStep makes the step of one rendered script: the section and its
+// prelude, or the whole script in command mode.
+func cutStep(rendered string, rc *config.Restore, repoPath string) (*Step, *stop) {
+	s := &Step{Template: repoPath, Paths: rc.Paths, Report: rc.Report, RefusalExit: rc.RefusalExitRule(), FallsBack: rc.FallsBackToBaseCommit()}
 	if rc.Command != "" {
-		s.Script, s.Command, s.ScriptName = rendered, rc.Command, path.Base(rel)
+		s.Script, s.Command, s.ScriptName = rendered, rc.Command, path.Base(repoPath)
 		return s, nil
 	}
 	sec, err := CutSection(rendered, rc.Section.Start, rc.Section.End)
@@ -92,9 +137,30 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore) (*St
 			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure,
 				Message: fmt.Sprintf("The rendered %s has no line that matches the section start %s. The config names this pattern as restore.section.start.", repoPath, rc.Section.Start)}}
 	}
-	s.Script = sec.Text
-	s.Line = lineMatching(string(source), rc.Section.Start)
+	s.Section, s.SectionLine = sec.Text, sec.Line
+	s.Rendered = rendered
+	p, err := ExtractPrelude(rendered, sec.Line, sec.Text)
+	if err != nil {
+		s.PreludeErr = err.Error()
+	} else {
+		s.Prelude = p
+	}
+	var head string
+	if slices.Contains(s.Prelude.Options, "errexit") {
+		head = errTrap
+	}
+	head += s.Prelude.Text
+	s.Script, s.SectionAt = head+sec.Text, strings.Count(head, "\n")+1
 	return s, nil
+}
+
+// RenderedLine maps a line of the run file to the line of the rendered
+// script; 0 when the line is in the prelude or unknown.
+func (s *Step) RenderedLine(fileLine int) int {
+	if fileLine < s.SectionAt || s.SectionLine == 0 {
+		return 0
+	}
+	return s.SectionLine + fileLine - s.SectionAt
 }
 
 // configFile is the repository path of the config file, or "" for the
