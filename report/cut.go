@@ -12,8 +12,9 @@ import (
 //  1. parts: the largest code blocks (rendered diffs, finding details,
 //     check details). The largest block is shortened to its first lines
 //     when that is enough; otherwise the largest blocks go, one by one.
-//  2. lists: the longest list (findings of a check, rows of a table,
-//     changes, templates of the file tree) loses its second half.
+//  2. lists: the longest list (the failures listed first, findings of a
+//     check, rows of a table, changes, templates of the file tree) loses
+//     its second half.
 //  3. prose: check summaries and figures go.
 //
 // Every cut is named in the Notes section and where the part was. The
@@ -191,6 +192,19 @@ func (v *view) cutLists() bool {
 				}})
 			}
 		}
+	}
+	if n := len(v.Failures); n > 0 {
+		size := 0
+		for _, f := range v.Failures {
+			size += len(f)
+		}
+		ls = append(ls, cutList{size, func() {
+			items, more := leadFailures(v.report)
+			total := len(items) + more
+			v.Failures = v.Failures[:n/2]
+			v.FailuresMore = fmt.Sprintf("%s more below, in the details of the checks.", capital(plural(total-n/2, "failure", "failures")))
+			v.cuts.list("lead", fmt.Sprintf("Cut: %d of the %s listed first.", total-n/2, plural(total, "failure", "failures")))
+		}})
 	}
 	if n := len(v.Changes); n > 0 {
 		size := 0

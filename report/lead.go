@@ -125,7 +125,7 @@ func leadFailures(r *Report) (items []string, more int) {
 			n++
 			s := markFail + " **" + bold(prose(res.Check)) + "**:"
 			if loc := findingLoc(f); loc != "" {
-				s += " " + r.lineLink(f, loc)
+				s += " " + r.lineLink(f, clip(loc, maxLeadMessage))
 			}
 			title, msg := prose(clip(oneLine(f.Title), maxLeadMessage)), prose(clip(oneLine(f.Message), maxLeadMessage))
 			if title != "" && title != msg {

@@ -607,3 +607,24 @@ func TestLineLink(t *testing.T) {
 		t.Errorf("a repository page that is not https is linked: %s", got)
 	}
 }
+
+// TestLeadFitsLimit: the failures listed first are cut like any list, so
+// long paths and many failures still fit a small limit.
+func TestLeadFitsLimit(t *testing.T) {
+	r := linkedFail()
+	var fs []checks.Finding
+	for i := range 40 {
+		fs = append(fs, checks.Finding{Path: strings.Repeat("dir<@>/", 300) + itoa(i), Line: i + 1, Level: checks.LevelFailure, Message: strings.Repeat("m", 2000)})
+	}
+	r.Results[0].Findings = fs
+	md, err := r.MarkdownLimit(8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(md) > 8000 {
+		t.Errorf("%d bytes, limit 8000", len(md))
+	}
+	if !strings.Contains(md, "more below, in the details of the checks.") || !strings.Contains(md, "failures listed first.") {
+		t.Errorf("the cut of the lead is not named:\n%s", md)
+	}
+}
