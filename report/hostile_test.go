@@ -65,3 +65,24 @@ func TestMarkerCopy(t *testing.T) {
 		t.Errorf("markdowntest.Marker is %q, want report.Marker %q", markdowntest.Marker, Marker)
 	}
 }
+
+func TestIsComment(t *testing.T) {
+	md, err := hostileReport().Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{md, true},
+		{"\n" + Marker + "\nold body", true},
+		{"> quoting it:\n" + Marker + "\n", false},
+		{"see `" + Marker + "`", false},
+		{"", false},
+	} {
+		if got := IsComment(tc.body); got != tc.want {
+			t.Errorf("IsComment(%.40q) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
