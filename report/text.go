@@ -126,7 +126,7 @@ func textFinding(check string, f checks.Finding) string {
 func textNotes(r *Report) []string {
 	ns := notes(r)
 	for i, n := range ns {
-		ns[i] = strings.ReplaceAll(markdown.Unescape(n), "`", "")
+		ns[i] = strings.NewReplacer("\\`", "", "`", "").Replace(markdown.Unescape(n))
 	}
 	return ns
 }
