@@ -95,18 +95,31 @@ func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if s.sched.has(j) {
-		return drop("a run of %s for #%d waits or runs already", short(j.HeadSHA), j.PR)
-	}
 	if !trusted {
 		if j.Event == "issue_comment" {
 			return drop("%s asked for a run without write access", j.Sender)
+		}
+		// No second "waits for a maintainer" run while a job of the head
+		// waits, runs or ran.
+		if why, err := s.store.HeadTaken(j); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return drop("%s for #%d: %s", short(j.HeadSHA), j.PR, why)
 		}
 		if err := s.createNeutral(ctx, in, j, why); err != nil {
 			return err
 		}
 		log.Info("the pull request waits for a maintainer", append(jobAttrs(j), "reason", why)...)
 		return drop("waits for a maintainer")
+	}
+	// The duplicate check and the claim are one transaction: of all the
+	// jobs of one pull-request head, one is queued, also across restarts.
+	if err := s.store.Claim(j, time.Now()); err != nil {
+		if errors.Is(err, errSameHead) {
+			return drop("%s for #%d: %v", short(j.HeadSHA), j.PR, err)
+		}
+		return err
 	}
 	id, err := s.createQueued(ctx, in, j)
 	if err != nil {

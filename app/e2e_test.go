@@ -196,8 +196,8 @@ func TestSameDeliveryTwiceRunsOnce(t *testing.T) {
 		t.Fatalf("statuses %d, %d; want 202, 200", a, b)
 	}
 	waitFor(t, "the run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() })
-	// A second delivery id for the same push (check_suite requested)
-	// while nothing runs is a new run; the same id is not.
+	// The same id is not a second run (nor is another delivery of the
+	// same head: see TestFloodThenKillRunsEachHeadOnce).
 	if n := v.calls.Load(); n != 1 {
 		t.Fatalf("verify ran %d times", n)
 	}

@@ -25,6 +25,13 @@ const loadSenderEnv = "TEMPLATE_VERIFY_LOAD_SENDER"
 // share the Go scheduler with the server whose answers it times (GitHub's
 // sender is not in the App's process either).
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(floodServerEnv); dir != "" {
+		if err := runFloodServer(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "flood server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(loadSenderEnv); dir != "" {
 		if err := runLoadSender(dir, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "load sender:", err)

@@ -92,25 +92,6 @@ func (q *scheduler) superseded(j *Job) (string, bool) {
 	return l, ok && l != j.HeadSHA
 }
 
-// has reports whether a job for the same pull request and head waits or
-// runs, so that a second event for the same push is not run twice.
-func (q *scheduler) has(j *Job) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	same := func(o *Job) bool { return o.PRKey() == j.PRKey() && o.HeadSHA == j.HeadSHA }
-	for _, p := range q.pending {
-		if same(p) {
-			return true
-		}
-	}
-	for _, a := range q.running {
-		if same(a.job) {
-			return true
-		}
-	}
-	return false
-}
-
 // depth returns the number of waiting and running jobs.
 func (q *scheduler) depth() (queued, running int) {
 	q.mu.Lock()

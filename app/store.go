@@ -186,29 +186,66 @@ func headKey(j *Job) (key []byte, ok bool) {
 
 // claimTx makes j the one job of its head, in tx. It returns a reason
 // when another job holds the head: that job still waits or runs, or it
-// ran and j is not a request for a new run.
-func claimTx(tx *bolt.Tx, j *Job, now time.Time) (string, error) {
+// ran and j is not a request for a new run. With takeover, a request
+// takes the head from a job that waits for the announcer (not queued
+// yet); that job is then dropped when the announcer comes to it.
+func claimTx(tx *bolt.Tx, j *Job, now time.Time, takeover bool) (string, error) {
 	key, ok := headKey(j)
 	if !ok {
 		return "", nil
 	}
-	heads := tx.Bucket(bucketHeads)
-	if v := heads.Get(key); v != nil {
-		var c headClaim
-		if err := json.Unmarshal(v, &c); err == nil && c.Delivery != j.Delivery {
-			switch {
-			case tx.Bucket(bucketJobs).Get([]byte(c.Delivery)) != nil:
-				return "a job of this head waits or runs", nil
-			case c.Queued && !j.Request:
-				return "this head was verified", nil
-			}
-		}
+	why, err := takenTx(tx, key, j, takeover)
+	if why != "" || err != nil {
+		return why, err
 	}
 	val, err := json.Marshal(headClaim{Delivery: j.Delivery, At: now.UTC()})
 	if err != nil {
 		return "", err
 	}
-	return "", heads.Put(key, val)
+	return "", tx.Bucket(bucketHeads).Put(key, val)
+}
+
+// takenTx says why j cannot claim the head key ("" when it can).
+func takenTx(tx *bolt.Tx, key []byte, j *Job, takeover bool) (string, error) {
+	v := tx.Bucket(bucketHeads).Get(key)
+	if v == nil {
+		return "", nil
+	}
+	var c headClaim
+	if err := json.Unmarshal(v, &c); err != nil {
+		return "", fmt.Errorf("head %s: %w", key, err)
+	}
+	switch {
+	case c.Delivery == j.Delivery:
+		return "", nil
+	case tx.Bucket(bucketJobs).Get([]byte(c.Delivery)) != nil:
+		if takeover && j.Request && !c.Queued {
+			return "", nil
+		}
+		return "a job of this head waits or runs", nil
+	case c.Queued && !j.Request:
+		return "this head was verified", nil
+	}
+	return "", nil
+}
+
+// HeadTaken says why j cannot claim its head now ("" when it can),
+// without claiming it.
+func (s *Store) HeadTaken(j *Job) (string, error) {
+	key, ok := headKey(j)
+	if !ok {
+		return "", nil
+	}
+	var why string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		why, err = takenTx(tx, key, j, false)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("read the head of job %s: %w", j.Delivery, err)
+	}
+	return why, nil
 }
 
 // Admit records a delivery by its id and the SHA-256 of its body and,
@@ -248,7 +285,7 @@ func (s *Store) Admit(delivery, bodySum string, now time.Time, j *Job) error {
 		if val == nil {
 			return nil
 		}
-		why, err := claimTx(tx, j, now)
+		why, err := claimTx(tx, j, now, false)
 		if err != nil {
 			return err
 		}
@@ -276,6 +313,8 @@ func (s *Store) Accept(delivery string, now time.Time, j *Job) error {
 // so that two announcers (or an announcer before and after a restart)
 // cannot both queue a head. It returns an error that wraps errSameHead
 // when another job holds the head. Claiming again a head j holds is fine.
+// Call it once j may run: a request then takes the head from a job that
+// the announcer has not queued yet.
 func (s *Store) Claim(j *Job, now time.Time) error {
 	val, err := json.Marshal(j)
 	if err != nil {
@@ -284,7 +323,7 @@ func (s *Store) Claim(j *Job, now time.Time) error {
 	var dup error
 	err = s.update(func(tx *bolt.Tx) error {
 		dup = nil
-		why, err := claimTx(tx, j, now)
+		why, err := claimTx(tx, j, now, true)
 		if err != nil {
 			return err
 		}

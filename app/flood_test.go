@@ -1,0 +1,349 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/formula-code/template-verify/internal/fakeclock"
+	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/githttp"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/report"
+)
+
+// floodServerEnv, when set to a folder, makes the test binary an App
+// server for the flood test (see TestMain and runFloodServer).
+const floodServerEnv = "TEMPLATE_VERIFY_FLOOD_SERVER"
+
+// floodPlan is what the server process reads from server.json.
+type floodPlan struct {
+	APIURL  string `json:"api_url"`
+	DataDir string `json:"data_dir"`
+	KeyFile string `json:"key_file"`
+	// GoFile: verifications wait until this file exists.
+	GoFile string `json:"go_file"`
+	// Pace is how long each verification takes once it may go.
+	Pace time.Duration `json:"pace"`
+}
+
+// runFloodServer is the App server process of the flood test: it serves
+// on a loopback port it writes to addr, with a stub verification, until
+// it is killed or gets SIGTERM. GET /test/idle answers 200 when no job is
+// left in the store.
+func runFloodServer(dir string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "server.json"))
+	if err != nil {
+		return err
+	}
+	var plan floodPlan
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		return fmt.Errorf("server.json: %w", err)
+	}
+	key, err := os.ReadFile(plan.KeyFile)
+	if err != nil {
+		return err
+	}
+	stub := &stubVerify{}
+	verify := func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+		for {
+			if _, err := os.Stat(plan.GoFile); err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(plan.Pace):
+		}
+		return stub.fn(ctx, in)
+	}
+	srv, err := New(Config{
+		AppID: testAppID, PrivateKey: key, WebhookSecret: []byte(testSecret), APIURL: plan.APIURL,
+		DataDir: plan.DataDir, Workers: 2, Verify: verify, Checks: []string{"render"},
+		Clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), WriteInterval: -1,
+		Log: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", srv.Handler())
+	mux.HandleFunc("GET /test/idle", func(w http.ResponseWriter, _ *http.Request) {
+		jobs, err := srv.store.Jobs()
+		q, r := srv.sched.depth()
+		if err != nil || len(jobs) > 0 || q+r > 0 {
+			http.Error(w, fmt.Sprintf("jobs %d, queued %d, running %d, %v", len(jobs), q, r, err), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = fmt.Fprintln(w, "idle")
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "addr.tmp")
+	if err := os.WriteFile(tmp, []byte(ln.Addr().String()), 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "addr")); err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: mux}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		<-sig
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// floodServer is one App server process of the flood test.
+type floodServer struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan error
+}
+
+// startFloodServer starts the test binary as an App server on dir.
+func startFloodServer(t *testing.T, dir string, n int) *floodServer {
+	t.Helper()
+	_ = os.Remove(filepath.Join(dir, "addr"))
+	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("server-%d.log", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logf.Close() })
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), floodServerEnv+"="+dir)
+	cmd.Stderr, cmd.Stdout = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fs := &floodServer{cmd: cmd, done: make(chan error, 1)}
+	go func() { fs.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-fs.done
+		fs.done <- nil
+	})
+	waitUntil(t, 20*time.Second, "the server's address", func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, "addr"))
+		if err == nil {
+			fs.url = "http://" + string(b)
+		}
+		return err == nil
+	})
+	return fs
+}
+
+// floodRepo is a fixture repository with a base and n heads.
+func floodRepo(t *testing.T, dir string, n int) fixtureRepo {
+	t.Helper()
+	fr := makeRepo(t, dir)
+	ctx := context.Background()
+	r := gitx.Repo{Dir: dir}
+	for i := len(fr.heads); i < n; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "templates/a/test.sh"), []byte(fmt.Sprintf("echo head %d\n", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Run(ctx, "commit", "-q", "-am", fmt.Sprintf("head %d", i+1)); err != nil {
+			t.Fatal(err)
+		}
+		sha, err := r.Resolve(ctx, "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr.heads = append(fr.heads, sha)
+	}
+	return fr
+}
+
+// 2,000 deliveries (100 different bodies for each head of 20 pull
+// requests), then kill -9 while jobs wait and run, then a restart: every
+// head ends with exactly one job (one App check run, made when its job is
+// queued, concluded success) and one comment (issue 14.14).
+func TestFloodThenKillRunsEachHeadOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	const prs, perHead = 20, 100
+	k := appKey(t)
+	root := t.TempDir()
+	h := &harness{t: t, data: t.TempDir(), logs: &syncBuffer{}}
+	h.gh = fakegithub.NewApp(t, testAppID, &k.PublicKey)
+	h.repo = floodRepo(t, filepath.Join(root, testRepo), prs)
+	h.git = githttp.Start(t, root)
+	h.gh.SetPermission(testFull, "dev", "write")
+	for i := 0; i < prs; i++ {
+		h.addPull(100+i, h.repo.heads[i], false)
+	}
+
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key.pem")
+	goFile := filepath.Join(dir, "go")
+	if err := os.WriteFile(keyFile, keyPEM(k), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond})
+	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	type delivery struct {
+		id   string
+		body []byte
+	}
+	var all []delivery
+	actions := []string{"opened", "synchronize", "reopened", "ready_for_review"}
+	for k := 0; k < perHead; k++ {
+		for i := 0; i < prs; i++ {
+			var p map[string]any
+			if err := json.Unmarshal(h.pullPayload(actions[k%len(actions)], 100+i, h.repo.heads[i], false), &p); err != nil {
+				t.Fatal(err)
+			}
+			p["flood_seq"] = k // every body differs
+			all = append(all, delivery{id: testDeliveryID(fmt.Sprintf("flood-%d-%d", i, k)), body: mustJSON(p)})
+		}
+	}
+
+	first := startFloodServer(t, dir, 1)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: 30 * time.Second}
+	var next atomic.Int64
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(all) {
+					return
+				}
+				req, _ := http.NewRequest(http.MethodPost, first.url+"/webhook", bytes.NewReader(all[i].body))
+				req.Header.Set("X-GitHub-Event", "pull_request")
+				req.Header.Set("X-GitHub-Delivery", all[i].id)
+				req.Header.Set(SignatureHeader, Sign([]byte(testSecret), all[i].body))
+				code := 0
+				if resp, err := client.Do(req); err == nil {
+					code = resp.StatusCode
+					resp.Body.Close()
+				}
+				mu.Lock()
+				statuses[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if statuses[http.StatusAccepted]+statuses[http.StatusOK] != len(all) {
+		t.Fatalf("answers to %d deliveries: %v", len(all), statuses)
+	}
+	t.Logf("answers to %d deliveries: %v", len(all), statuses)
+
+	// Let the verifications go; kill -9 once three heads are done.
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, "three finished heads", func() bool { return countCompleted(h, RunName) >= 3 })
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-first.done
+	first.done <- nil
+	doneAtKill := countCompleted(h, RunName)
+	t.Logf("killed with %d of %d heads finished", doneAtKill, prs)
+	if doneAtKill >= prs {
+		t.Fatalf("every head finished before the kill; the test proves nothing")
+	}
+
+	second := startFloodServer(t, dir, 2)
+	waitUntil(t, 40*time.Second, "every head finished and the server idle", func() bool {
+		if countCompleted(h, RunName) < prs {
+			return false
+		}
+		resp, err := http.Get(second.url + "/test/idle")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second.done; err != nil {
+		t.Errorf("the second server: %v", err)
+	}
+	second.done <- nil
+
+	appRuns, renders := map[string]int{}, map[string]int{}
+	for _, c := range h.gh.CheckRuns() {
+		switch {
+		case c.Name == RunName:
+			appRuns[c.HeadSHA]++
+			if c.Status != "completed" || c.Conclusion != "success" {
+				t.Errorf("head %s: App run %d is %s %s", short(c.HeadSHA), c.ID, c.Status, c.Conclusion)
+			}
+		case c.Name == "template-verify / render" && c.Conclusion == "success":
+			renders[c.HeadSHA]++
+		case c.Status != "completed":
+			t.Errorf("head %s: run %q is still %s", short(c.HeadSHA), c.Name, c.Status)
+		}
+	}
+	var bad []string
+	for i, sha := range h.repo.heads[:prs] {
+		cs := h.gh.Comments(testFull, 100+i)
+		if appRuns[sha] != 1 || renders[sha] < 1 || len(cs) != 1 {
+			bad = append(bad, fmt.Sprintf("#%d: %d App runs, %d successful renders, %d comments", 100+i, appRuns[sha], renders[sha], len(cs)))
+		}
+		if renders[sha] > 1 {
+			// One job, verified again after the kill: the kill came after
+			// its per-check runs were published and before the job was
+			// done (see the report of issue 14.14).
+			t.Logf("#%d: one job, %d successful render runs (killed while publishing)", 100+i, renders[sha])
+		}
+	}
+	if len(bad) > 0 || t.Failed() {
+		for n := 1; n <= 2; n++ {
+			b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("server-%d.log", n)))
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+					t.Logf("server %d: %.400s", n, line)
+				}
+			}
+		}
+		t.Fatalf("heads that did not run exactly once:\n%s", strings.Join(bad, "\n"))
+	}
+}
