@@ -11,7 +11,7 @@ func TestProse(t *testing.T) {
 		{"run `git diff <sha>` again", "run `git diff <sha>` again"},
 		{"a & b > c", "a & b > c"},
 		{"unclosed `tick <b>", "unclosed \\`tick &lt;b>"},
-		{"@admin &#64;x", "@\u200badmin &amp;#64;x"},
+		{"@admin &#64;x", "@\u200badmin &amp;#\u200b64;x"},
 	}
 	for _, tt := range tests {
 		if got := prose(tt.in); got != tt.want {

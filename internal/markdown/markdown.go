@@ -116,14 +116,15 @@ func LongestRun(s string, c byte) int {
 // Escape makes text show as data where markdown reads markup, that is
 // outside the inline code spans the text has: "<" becomes "&lt;", so that
 // no HTML element or comment opens; "&" that starts a character reference
-// becomes "&amp;", so that "&#64;" shows as it is; "@" before a name gets a
-// zero-width space, so that no one is pinged. Inside a code span the text
+// becomes "&amp;", so that "&#64;" shows as it is; "@" before a name and
+// "#" before a number get a zero-width space, so that no one is pinged and
+// no issue gets a reference. Inside a code span the text
 // shows as it is, so it stays. A backtick after a backslash opens no span,
 // as in CommonMark. A backtick run that closes no span, and a backslash at
 // the end, are escaped, so that s cannot change how the text after it
 // reads. Escape is idempotent.
 func Escape(s string) string {
-	if !strings.ContainsAny(s, "<&@`\\") {
+	if !strings.ContainsAny(s, "<&@#`\\") {
 		return s
 	}
 	var b strings.Builder
@@ -160,15 +161,19 @@ func Escape(s string) string {
 			b.WriteString("&lt;")
 			i++
 		case '&':
-			if reference(s[i:]) && !ownEntity(s[i:]) {
+			// A reference shows as text: "&amp;", then its name or number
+			// (a "#" before digits gets its space as any other).
+			if ref := charRef.FindString(s[i:]); ref != "" && !ownEntity(ref) {
 				b.WriteString("&amp;")
 			} else {
 				b.WriteByte(c)
 			}
 			i++
-		case '@':
+		case '@', '#':
+			// "@name" pings; "#12" and "owner/repo#12" put a reference
+			// in the timeline of that issue.
 			b.WriteByte(c)
-			if i+1 < len(s) && nameByte(s[i+1]) {
+			if i+1 < len(s) && (c == '@' && nameByte(s[i+1]) || c == '#' && s[i+1] >= '0' && s[i+1] <= '9') {
 				b.WriteString(zwsp)
 			}
 			i++
@@ -184,17 +189,13 @@ func Escape(s string) string {
 const zwsp = "\u200b"
 
 // Unescape undoes Escape for a terminal: "&lt;", "&amp;" and the space after
-// "@" go back to the text.
+// "@" and "#" go back to the text.
 func Unescape(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&amp;", "&", "@"+zwsp, "@").Replace(s)
+	return strings.NewReplacer("&lt;", "<", "&amp;", "&", "@"+zwsp, "@", "#"+zwsp, "#").Replace(s)
 }
 
-// reference reports whether s starts with a character reference:
-// "&name;", "&#digits;" or "&#xhex;".
-func reference(s string) bool {
-	return charRef.MatchString(s)
-}
-
+// charRef is a character reference at the start of a text: "&name;",
+// "&#digits;" or "&#xhex;".
 var charRef = regexp.MustCompile(`^&(?:[A-Za-z][A-Za-z0-9]{0,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});`)
 
 // ownEntity reports whether s starts with an entity that Escape writes or

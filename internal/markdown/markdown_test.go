@@ -38,7 +38,7 @@ func TestInline(t *testing.T) {
 		{"open ` <x> and ``", "open \\` &lt;x> and \\`\\`"},
 		{"ends with \\", "ends with \\\\"},
 		{"\\\\`<in span>`", "\\\\`<in span>`"},
-		{"&#64;admin &commat;x &#x40;y", "&amp;#64;admin &amp;commat;x &amp;#x40;y"},
+		{"&#64;admin &commat;x &#x40;y", "&amp;#\u200b64;admin &amp;commat;x &amp;#x40;y"},
 		{"a && b &amp; c &lt;", "a && b &amp; c &lt;"},
 		{"mail a@b.org, @ alone, @-x", "mail a@\u200bb.org, @ alone, @-x"},
 		{"\x1b[31mred\x1b[0m \u202eevil\u202c \u0085x \x00y", "[31mred[0m evil x y"},
@@ -46,6 +46,7 @@ func TestInline(t *testing.T) {
 		{"at /tmp/template-verify-1a2b/restore/s1/t.py:4", "at …/restore/s1/t.py:4"},
 		{"/var/tmp/x/template-verify-demo-9 done", "… done"},
 		{"template-verify run", "template-verify run"},
+		{"fixes #12 and octo/repo#3, not #x or `#4`", "fixes #\u200b12 and octo/repo#\u200b3, not #x or `#4`"},
 	} {
 		got := Inline(tc.in)
 		if got != tc.want {

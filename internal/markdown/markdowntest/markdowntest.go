@@ -29,6 +29,7 @@ var Hostile = []string{
 	"`` a ``` <b>bold</b>",
 	"see /tmp/template-verify-123abc/restore/s1/tests/test_a.py line 4",
 	"bidi \u202eevil\u202c and \u0085next \u009b31m",
+	"fixes #1 and octo/repo#2",
 }
 
 // allowedTags are the HTML elements the comment writes itself.
@@ -36,6 +37,9 @@ var allowedTags = regexp.MustCompile(`^</?(details|summary|br)( open)?>`)
 
 // mention is what GitHub turns into a ping: @ after a non-word character.
 var mention = regexp.MustCompile(`(^|[^A-Za-z0-9_])@[A-Za-z0-9]`)
+
+// reference is what GitHub links to an issue and marks in its timeline.
+var reference = regexp.MustCompile(`#[0-9]`)
 
 // OutsideCode returns the text of md that markdown reads as markup: it
 // leaves out fenced code blocks and inline code spans, and it honours
@@ -120,6 +124,9 @@ func Unsafe(md string, comment bool) []string {
 	for _, l := range OutsideCode(md) {
 		if mention.MatchString(l) {
 			bad = append(bad, "a mention pings: "+mention.FindString(l))
+		}
+		if reference.MatchString(l) {
+			bad = append(bad, "an issue reference: "+reference.FindString(l))
 		}
 		if regexp.MustCompile(`&(#|[A-Za-z]+;)`).MatchString(strings.NewReplacer("&amp;", "", "&lt;", "", "&gt;", "", "&quot;", "").Replace(l)) {
 			bad = append(bad, "an entity decodes to markup: "+l)
