@@ -16,7 +16,7 @@ import (
 
 // childEnv makes the test binary act as a tool process: it runs startup,
 // as main does, and then prints what its children can read.
-const childEnv = "TEMPLATE_VERIFY_TEST_SECRETS_CHILD"
+const childEnv = "TEMPLATE_VERIFY_TEST_ENVIRON_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
