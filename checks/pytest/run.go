@@ -2,7 +2,9 @@ package pytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -60,12 +62,14 @@ func (r *runner) run(ctx context.Context, dir, home string, env []string, target
 		Sandbox:  true,
 	})
 	pr := &pyRun{Targets: targets, Out: out, Cases: map[string]junit.Case{}}
-	if _, err := os.Stat(jfile); err != nil {
+	// pytest's process could have left anything at jfile: ParseFile
+	// refuses a symlink, a FIFO or a device and stops at a size limit.
+	rep, err := junit.ParseFile(jfile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		pr.JUnitErr = fmt.Errorf("pytest wrote no JUnit file")
 		return pr, nil
-	}
-	rep, err := junit.ParseFile(jfile)
-	if err != nil {
+	case err != nil:
 		pr.JUnitErr = err
 		return pr, nil
 	}

@@ -18,8 +18,12 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/internal/nice"
+	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
+
+// maxResult is the largest runner result file that is read.
+const maxResult = 16 << 20
 
 // defaultScenarioTimeout limits one runner scenario.
 const defaultScenarioTimeout = 2 * time.Minute
@@ -154,7 +158,7 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 	case out.Err != nil:
 		return fail("the runner did not finish: %v", out.Err)
 	}
-	data, err := os.ReadFile(filepath.Join(project, filepath.FromSlash(spec.Result)))
+	data, err := safefile.ReadIn(project, spec.Result, maxResult)
 	if errors.Is(err, os.ErrNotExist) {
 		return fail("the runner wrote no %s (exit code %d)", spec.Result, out.ExitCode)
 	} else if err != nil {

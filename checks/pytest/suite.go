@@ -11,6 +11,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/junit"
+	"github.com/formula-code/template-verify/internal/safefile"
 )
 
 // defaultSuiteTimeout applies when neither the suite nor the pytest block
@@ -174,6 +175,13 @@ func (sr *suiteRun) usable(p *pyRun, label string, targets []string, prefix stri
 	}
 	counts := p.Report.Counts()
 	sr.res.Figures = append(sr.res.Figures, checks.Figure{Label: label, Value: counts.String(), Command: cmd})
+	if counts.Total() == 0 && p.Out.ExitCode == 0 {
+		// Nothing ran, though the exit code says all passed (a conftest
+		// can turn pytest's exit code 5 into 0): not run, as exit code 5
+		// is. With exit code 1 the disagreement below is a failure.
+		sr.fail(suiteNotRun, "pytest exited with code 0, but its JUnit file has no test cases.", checks.Finding{})
+		return false
+	}
 	bad := len(p.Bad())
 	if (p.Out.ExitCode == 0) != (bad == 0) {
 		sr.fail(suiteFailed, "The exit code and the JUnit file of pytest do not agree.", checks.Finding{
@@ -209,7 +217,13 @@ func (sr *suiteRun) atBase(ctx context.Context, first *pyRun, twice []string) {
 			continue
 		}
 		seen[f] = true
-		if _, err := os.Stat(filepath.Join(base, filepath.FromSlash(f))); err == nil {
+		// f comes from the JUnit file of the head's run: only a path
+		// inside the checkout is looked up or run at the base.
+		rel, err := safefile.Inside(f)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(base, rel)); err == nil {
 			files = append(files, f)
 		}
 	}

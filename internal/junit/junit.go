@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/safefile"
 )
 
 // Outcome is the result of one test case.
@@ -121,9 +122,16 @@ func (r *Report) Counts() Counts {
 	return c
 }
 
-// ParseFile reads and parses the JUnit file at path.
+// MaxFileSize is the largest JUnit file ParseFile reads.
+const MaxFileSize = 32 << 20
+
+// ParseFile reads and parses the JUnit file at path. Code from a pull
+// request could have written it: it is read with safefile, so a symlink,
+// a FIFO or a device is refused (safefile.ErrNotRegular) and a file past
+// MaxFileSize too (safefile.ErrTooLarge). A missing file gives an error
+// that matches fs.ErrNotExist.
 func ParseFile(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("junit: %w", err)
 	}
@@ -137,7 +145,10 @@ func Parse(name string, data []byte) (*Report, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("junit: %s: the file is empty", name)
+			if len(bytes.TrimSpace(data)) == 0 {
+				return nil, fmt.Errorf("junit: %s: the file is empty", name)
+			}
+			return nil, fmt.Errorf("junit: %s: the file has no XML element", name)
 		}
 		var se *xml.SyntaxError
 		if errors.As(err, &se) {

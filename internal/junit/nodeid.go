@@ -24,12 +24,20 @@ func (c Case) NodeID() string {
 
 // NodeIDIn is NodeID with a file system: when the file attribute does not
 // give the id, it finds the test file as the longest dotted prefix of the
-// classname that names a .py file under root (pytest's rootdir).
+// classname that names a .py file under root (pytest's rootdir). The
+// classname comes from a file that code from a pull request wrote, and
+// root is a checkout that code could change: the search goes through an
+// os.Root, so neither ".." parts nor a symlink lead it out of root.
 func (c Case) NodeIDIn(root string) string {
 	if id, ok := c.idWithFile(); ok {
 		return id
 	}
-	if rel, classes, ok := findFile(root, "", strings.Split(c.dotted(), ".")); ok {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return c.NodeID()
+	}
+	defer r.Close()
+	if rel, classes, ok := findFile(r, "", strings.Split(c.dotted(), ".")); ok {
 		return join(rel, classes, c)
 	}
 	return c.NodeID()
@@ -39,18 +47,21 @@ func (c Case) NodeIDIn(root string) string {
 // under root/dir. A folder or file name may itself hold dots
 // ("tests/v1.2/test_x.py" becomes "tests.v1.2.test_x"), so every split is
 // tried, longest names first.
-func findFile(root, dir string, parts []string) (rel string, classes []string, ok bool) {
+func findFile(root *os.Root, dir string, parts []string) (rel string, classes []string, ok bool) {
 	for k := len(parts); k > 0; k-- {
 		name := strings.Join(parts[:k], ".")
 		p := path.Join(dir, name)
-		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(p+".py")))
+		if !filepath.IsLocal(p) {
+			continue // "..": never above root
+		}
+		st, err := root.Stat(filepath.FromSlash(p + ".py"))
 		if err == nil && st.Mode().IsRegular() {
 			return p + ".py", parts[k:], true
 		}
 		if k == len(parts) {
 			continue // a folder cannot be the last part
 		}
-		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err == nil && st.IsDir() {
+		if st, err := root.Stat(filepath.FromSlash(p)); err == nil && st.IsDir() {
 			if rel, classes, ok := findFile(root, p, parts[k:]); ok {
 				return rel, classes, true
 			}
