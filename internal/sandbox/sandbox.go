@@ -1,7 +1,10 @@
 // Package sandbox runs untrusted commands (rendered scripts, pytest on code
-// from a pull request) with a clean environment, a time limit that kills the
-// whole process group, a cap on captured output, and, where bubblewrap
-// works, without network and with write access only to named folders.
+// from a pull request) with an explicit environment, a time limit, a cap
+// on captured output, and a reaper (see reaper.go) that kills every
+// process the command leaves behind, setsid and double-fork survivors
+// included. Where bubblewrap works, the command also runs without
+// network, in its own PID namespace with a fresh /proc, and sees only the
+// system folders read-only and its own folders read-write.
 package sandbox
 
 import (
