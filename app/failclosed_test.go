@@ -51,6 +51,13 @@ func failingRender(_ context.Context, in VerifyInput) (*report.Report, error) {
 		Results: res, Overall: checks.Failure, ConfigSource: report.DefaultsSource}, nil
 }
 
+// notRunRender reports a render check that did not run.
+func notRunRender(_ context.Context, in VerifyInput) (*report.Report, error) {
+	res := []checks.Result{{Check: "render", Conclusion: checks.NotRun, Title: "No python", Summary: "render did not run"}}
+	return &report.Report{Repo: in.RepoName, Base: in.Base, Head: in.Head, BaseRev: in.Base, HeadRev: in.Head,
+		Results: res, Overall: checks.NotRun, ConfigSource: report.DefaultsSource}, nil
+}
+
 // runPR sends one synchronize delivery for head and waits until its runs
 // are done.
 func (h *harness) runPR(n int, head string) map[string]string {
@@ -79,6 +86,14 @@ func TestAppFailsClosed(t *testing.T) {
 			files:  map[string]string{".github/template-verify.yml": "version: 1\nfoo: 1\n", "templates/a/test.sh": "echo changed\n"},
 			verify: func(*harness) VerifyFunc { return defaultVerify },
 			want:   map[string]string{"template-verify / gate": "failure foo", "template-verify / render": "failure foo", RunName: "failure foo"},
+		},
+		{
+			// A check that did not run is never a pass: the App's run
+			// follows the gate, not "neutral".
+			name:   "a check did not run",
+			files:  map[string]string{"templates/a/test.sh": "echo changed\n"},
+			verify: func(*harness) VerifyFunc { return notRunRender },
+			want:   map[string]string{"template-verify / gate": "failure render", RunName: "failure gate"},
 		},
 		{
 			// The head's config names no gated branch; the base (defaults)

@@ -235,7 +235,12 @@ func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *pu
 	if comment.URL != "" {
 		summary += "\n\nThe pull-request comment has the report: " + comment.URL
 	}
+	// The App's run never reads as passed when the gate fails: a check
+	// that did not run is neutral, which GitHub counts as passed.
 	concl := publish.ConclusionOf(rep.Overall)
+	if g.Conclusion == "failure" {
+		concl = "failure"
+	}
 	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+g.Title, summary); err != nil {
 		log.Warn("conclude the check run", "error", err)
 	}
