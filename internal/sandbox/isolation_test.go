@@ -103,9 +103,11 @@ func TestNoProcessOutlivesRun(t *testing.T) {
 			}
 			marker := fmt.Sprintf("tvmark%d%v", os.Getpid(), boxed)
 			script := `
-setsid sleep 300 ` + marker + `a >/dev/null 2>&1 < /dev/null &
+setsid bash -c 'exec -a sleep-` + marker + `a sleep 300' >/dev/null 2>&1 < /dev/null &
 ( ( exec -a sleep-` + marker + `b sleep 300 ) & ) >/dev/null 2>&1
-( exec -a sleep-` + marker + `c nohup sleep 300 ) >/dev/null 2>&1 &
+( ( setsid bash -c 'exec -a sleep-` + marker + `c sleep 300' ) & ) >/dev/null 2>&1 < /dev/null
+( exec -a sleep-` + marker + `d nohup sleep 300 ) >/dev/null 2>&1 &
+sleep 0.2 # let setsid run before the command exits
 disown -a
 echo started
 `
@@ -127,6 +129,17 @@ echo started
 // kills them, so that a failing test leaves nothing behind either.
 func withMarker(t *testing.T, marker string) []string {
 	t.Helper()
+	return markerProcs(t, marker, true)
+}
+
+// withMarkerNoKill lists them only.
+func withMarkerNoKill(t *testing.T, marker string) []string {
+	t.Helper()
+	return markerProcs(t, marker, false)
+}
+
+func markerProcs(t *testing.T, marker string, kill bool) []string {
+	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +159,7 @@ func withMarker(t *testing.T, marker string) []string {
 			continue // a zombie is dead already
 		}
 		found = append(found, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
-		if p, err := os.FindProcess(pid); err == nil {
+		if p, err := os.FindProcess(pid); kill && err == nil {
 			_ = p.Kill()
 		}
 	}
