@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,49 @@ func TestRenderAttacks(t *testing.T) {
 			if !rendered {
 				t.Errorf("the good template did not render: %+v", res.Changes)
 			}
+		})
+	}
+}
+
+// TestRenderCaps: past limits.var_sets, limits.templates or
+// limits.render_output the check fails with a finding that names the
+// limit. A matrix of 2^40 sets was a fatal out-of-memory.
+func TestRenderCaps(t *testing.T) {
+	var bomb strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&bomb, "k%02d: [0, 1], ", i)
+	}
+	group := func(extra string) string {
+		return "version: 1\n" + extra + "groups:\n  - name: t\n    root: tpl\n    templates:\n      - path: \"**\"\n"
+	}
+	cases := []struct {
+		name, cfg string
+		head      map[string]string
+		file      string
+		want      string
+	}{
+		{"matrix bomb", "version: 1\ngroups:\n  - name: t\n    root: tpl\n    matrix: {" + bomb.String() + "}\n    templates:\n      - path: \"**\"\n",
+			map[string]string{"tpl/a.txt": "{{ k00 }}\n"}, "tpl/a.txt", "limits.var_sets allows 64 (at most 256)"},
+		{"too many templates", group("limits: {templates: 3}\n"),
+			map[string]string{"tpl/a.txt": "a", "tpl/b.txt": "b", "tpl/c.txt": "c", "tpl/d.txt": "d", "tpl/e.txt": "e"}, "", "limits.templates allows 3 (at most 2000)"},
+		{"output", group("limits: {render_output: 1000}\n"),
+			map[string]string{"tpl/a.txt": "{{ 'x' * 2000 }}"}, "tpl/a.txt", "larger than the limit of 1000 bytes (limits.render_output)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := inputConfig(t, c.cfg, map[string]string{"tpl/base.txt": "base\n"}, c.head, nil)
+			c2 := New()
+			c2.Python = noPython
+			res := c2.Run(context.Background(), in)
+			if res.Conclusion != checks.Failure {
+				t.Fatalf("conclusion %s:\n%s", res.Conclusion, findingsText(res))
+			}
+			for _, f := range res.Findings {
+				if f.Path == c.file && f.Level == checks.LevelFailure && strings.Contains(f.Message, c.want) {
+					return
+				}
+			}
+			t.Errorf("no failure finding for %q with %q:\n%s", c.file, c.want, findingsText(res))
 		})
 	}
 }

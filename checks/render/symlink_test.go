@@ -58,8 +58,14 @@ func TestSymlinkAndEscapes(t *testing.T) {
 // inputWithLinks is input with symbolic links (name -> target) added at head.
 func inputWithLinks(t *testing.T, base, head, links map[string]string) *checks.Input {
 	t.Helper()
+	return inputConfig(t, testConfig, base, head, links)
+}
+
+// inputConfig is inputWithLinks with another config.
+func inputConfig(t *testing.T, cfgText string, base, head, links map[string]string) *checks.Input {
+	t.Helper()
 	r := gittest.New(t)
-	r.Write(map[string]string{".github/template-verify.yml": testConfig})
+	r.Write(map[string]string{".github/template-verify.yml": cfgText})
 	r.Write(base)
 	r.Commit("base")
 	r.Git("checkout", "-q", "-b", "pr")
@@ -71,7 +77,7 @@ func inputWithLinks(t *testing.T, base, head, links map[string]string) *checks.I
 	}
 	r.Git("add", "-A")
 	r.Commit("head")
-	cfg, err := config.Decode(".github/template-verify.yml", []byte(testConfig))
+	cfg, err := config.Decode(".github/template-verify.yml", []byte(cfgText))
 	if err != nil {
 		t.Fatal(err)
 	}
