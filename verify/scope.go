@@ -44,7 +44,11 @@ func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*c
 		if b == nil {
 			continue
 		}
-		for _, d := range widenMatrices(&eff, b) {
+		atHead := func(path string) bool {
+			_, err := p.Trees.Repo.Run(ctx, "cat-file", "-e", p.Head+":"+path)
+			return err == nil
+		}
+		for _, d := range append(widenMatrices(&eff, b), widenSuites(&eff, b, atHead)...) {
 			if !slices.Contains(dropped, d) {
 				dropped = append(dropped, d)
 			}
@@ -104,6 +108,46 @@ func widenMatrices(eff, base *config.Config) []string {
 		}
 	}
 	return dropped
+}
+
+// widenSuites adds to eff's pytest suites every suite of base that the
+// head drops, and to a suite of the same name every trigger and file the
+// head drops, so that a head cannot keep a suite from running. It returns
+// what the head dropped. A file the head deletes is left out: the diff
+// shows its removal. A head without a pytest block turns the check off,
+// which Run reports as not run.
+func widenSuites(eff, base *config.Config, atHead func(string) bool) []string {
+	if eff.Pytest == nil || base.Pytest == nil {
+		return nil
+	}
+	py := *eff.Pytest
+	py.Suites = slices.Clone(py.Suites)
+	eff.Pytest = &py
+	var dropped []string
+	for _, bs := range base.Pytest.Suites {
+		i := slices.IndexFunc(py.Suites, func(s config.Suite) bool { return s.Name == bs.Name })
+		if i < 0 {
+			py.Suites = append(py.Suites, bs)
+			dropped = append(dropped, fmt.Sprintf("pytest suite `%s` is dropped", bs.Name))
+			continue
+		}
+		s := &py.Suites[i]
+		s.Triggers, dropped = unionList(s.Triggers, bs.Triggers, fmt.Sprintf("pytest suite `%s`: triggers", bs.Name), dropped)
+		s.Files, dropped = unionList(s.Files, slices.DeleteFunc(slices.Clone(bs.Files), func(f string) bool { return !atHead(f) }),
+			fmt.Sprintf("pytest suite `%s`: files", bs.Name), dropped)
+	}
+	return dropped
+}
+
+func unionList(head, base []string, where string, dropped []string) ([]string, []string) {
+	head = slices.Clone(head)
+	for _, v := range base {
+		if !slices.Contains(head, v) {
+			head = append(head, v)
+			dropped = append(dropped, fmt.Sprintf("%s drops `%s`", where, v))
+		}
+	}
+	return head, dropped
 }
 
 // unionMatrix returns head's matrix with each value of base's added. A key
@@ -166,7 +210,29 @@ func scopeChanges(base, head *config.Config) []string {
 			out = append(out, fmt.Sprintf("group `%s` (root `%s`) is added", hg.Name, hg.Root))
 		}
 	}
+	if b, h := base.Restore, head.Restore; b != nil && h != nil {
+		out = append(out, changed("restore: template", b.Template, h.Template)...)
+		out = append(out, changed("restore: command", b.Command, h.Command)...)
+		out = append(out, changed("restore: section", sectionOf(b), sectionOf(h))...)
+	}
+	if b, h := base.Pytest, head.Pytest; b != nil && h != nil && b.Runner != nil && h.Runner != nil {
+		out = append(out, changed("pytest runner: template", b.Runner.Template, h.Runner.Template)...)
+	}
 	return out
+}
+
+func changed(what, base, head string) []string {
+	if base == head {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s `%s` changes to `%s`", what, base, head)}
+}
+
+func sectionOf(r *config.Restore) string {
+	if r.Section == nil {
+		return ""
+	}
+	return r.Section.Start + " .. " + r.Section.End
 }
 
 func listChange(group, key string, base, head []string) []string {

@@ -267,3 +267,42 @@ func TestHeadCannotNarrowTheMatrix(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadCannotDropAPytestSuite(t *testing.T) {
+	base := cfgA + "pytest: {suites: [{name: s, files: [tests/t.py], triggers: ['tpl/**']}]}\n"
+	for _, tc := range []struct {
+		name, head, dropped string
+		keepsFile           bool
+	}{
+		{"suite removed", cfgA + "pytest: {suites: [{name: other, files: [tests/o.py], triggers: ['x/**']}]}\n", "suite `s` is dropped", true},
+		{"trigger narrowed", cfgA + "pytest: {suites: [{name: s, files: [tests/t.py], triggers: ['nothing/**']}]}\n", "triggers drops `tpl/**`", true},
+		{"file removed", cfgA + "pytest: {suites: [{name: s, files: [tests/u.py], triggers: ['tpl/**']}]}\n", "files drops `tests/t.py`", true},
+		// A test file the PR deletes is not run: the diff shows it.
+		{"file deleted", cfgA + "pytest: {suites: [{name: s, files: [tests/u.py], triggers: ['tpl/**']}]}\n", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gittest.New(t)
+			r.Write(map[string]string{".github/template-verify.yml": base, "tpl/a.sh": "a\n", "tests/t.py": "def test(): pass\n"})
+			r.Commit("base")
+			r.Git("checkout", "-q", "-b", "pr")
+			r.Write(map[string]string{".github/template-verify.yml": tc.head, "tpl/a.sh": "b\n"})
+			if !tc.keepsFile {
+				r.Git("rm", "-q", "tests/t.py")
+			}
+			r.Commit("head")
+			var got *config.Config
+			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+				Checks: func() []checks.Check { return []checks.Check{configCheck{&got}} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(got.Pytest.Suites, func(s config.Suite) bool { return s.Name == "s" })
+			if i < 0 || !slices.Contains(got.Pytest.Suites[i].Triggers, "tpl/**") || slices.Contains(got.Pytest.Suites[i].Files, "tests/t.py") != tc.keepsFile {
+				t.Fatalf("suites %+v: want the base's suite s with its trigger, and its file %v", got.Pytest.Suites, tc.keepsFile)
+			}
+			if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, tc.dropped) {
+				t.Errorf("notes %q: want %q", notes, tc.dropped)
+			}
+		})
+	}
+}
