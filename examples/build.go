@@ -29,9 +29,20 @@ const (
 	HeadRestoreSpaces = "bad-restore-spaces"
 	// HeadRestoreKeepsAdded never deletes files that the agent adds.
 	HeadRestoreKeepsAdded = "bad-restore-keeps-added"
-	// HeadRestoreNoBaseline falls back to the root commit when the
-	// baseline sha file is missing.
+	// HeadRestoreNoBaseline restores against HEAD when the baseline sha
+	// file is missing, instead of the task's base commit.
 	HeadRestoreNoBaseline = "bad-restore-no-baseline"
+	// HeadRestoreAborts counts the changed paths with grep -c before the
+	// restore: under the script's set -euo pipefail the step stops when
+	// the agent's tree is clean.
+	HeadRestoreAborts = "bad-restore-aborts"
+	// HeadRefactor sets the log folder once in test.sh: the rendered
+	// output does not change.
+	HeadRefactor = "refactor-same-output"
+	// HeadFailingBase changes only the prompt, on top of a base whose
+	// restore step already fails scenarios (HeadRestoreSpaces): its PR
+	// base is that head, see BaseOf.
+	HeadFailingBase = "prompt-on-failing-base"
 )
 
 // BaseBranch is the branch of the base commit.
@@ -42,9 +53,12 @@ const root = "datasmith-mini"
 //go:embed all:datasmith-mini
 var files embed.FS
 
+// headNames lists the heads; a head with a ".base" file comes after the
+// head it starts from.
 var headNames = []string{
 	HeadGood, HeadBad, HeadRestoreFromHead, HeadRestoreSpaces,
-	HeadRestoreKeepsAdded, HeadRestoreNoBaseline,
+	HeadRestoreKeepsAdded, HeadRestoreNoBaseline, HeadRestoreAborts,
+	HeadRefactor, HeadFailingBase,
 }
 
 // HeadNames returns the names of the heads in a fixed order.
@@ -55,6 +69,27 @@ type Built struct {
 	Dir   string            // the work tree, with .git
 	Base  string            // sha of the base commit (branch main)
 	Heads map[string]string // head name (also its branch) -> commit sha
+	// Bases maps a head whose pull request targets another branch than
+	// main (a ".base" file) to that branch's commit.
+	Bases map[string]string
+}
+
+// BaseOf returns the sha a head's pull request targets: Base, or the head
+// its ".base" file names.
+func (b *Built) BaseOf(head string) string {
+	if sha, ok := b.Bases[head]; ok {
+		return sha
+	}
+	return b.Base
+}
+
+// BaseBranchOf returns the branch a head's pull request targets: main, or
+// the head its ".base" file names (each head is a branch of its name).
+func BaseBranchOf(head string) string {
+	if from, ok, err := readFirstLine(root + "/heads/" + head + ".base"); err == nil && ok {
+		return from
+	}
+	return BaseBranch
 }
 
 // Build writes the example as a git repository into dir, which must be
@@ -75,9 +110,18 @@ func Build(ctx context.Context, dir string) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	built := &Built{Dir: dir, Base: base, Heads: map[string]string{}}
+	built := &Built{Dir: dir, Base: base, Heads: map[string]string{}, Bases: map[string]string{}}
 	for _, name := range headNames {
-		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, base); err != nil {
+		start := base
+		if from := BaseBranchOf(name); from != BaseBranch {
+			sha, ok := built.Heads[from]
+			if !ok {
+				return nil, fmt.Errorf("example head %s: its .base names %s, which is not built before it", name, from)
+			}
+			start = sha
+			built.Bases[name] = sha
+		}
+		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
 			return nil, fmt.Errorf("example head %s: %w", name, err)
 		}
 		if err := applyHead(ctx, repo, name, 0); err != nil {

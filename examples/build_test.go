@@ -56,8 +56,8 @@ func TestHeadsAreBranchesOnBase(t *testing.T) {
 			t.Errorf("branch %s = %s, want %s", h, got, b.Heads[h])
 		}
 		// "rev-list --parents -n 1" prints the commit and its parents.
-		if got := strings.Fields(git(t, b.Dir, "rev-list", "--parents", "-n", "1", b.Heads[h])); !slices.Equal(got, []string{b.Heads[h], b.Base}) {
-			t.Errorf("head %s: commit and parents = %v, want one parent %s", h, got, b.Base)
+		if got := strings.Fields(git(t, b.Dir, "rev-list", "--parents", "-n", "1", b.Heads[h])); !slices.Equal(got, []string{b.Heads[h], b.BaseOf(h)}) {
+			t.Errorf("head %s: commit and parents = %v, want one parent %s", h, got, b.BaseOf(h))
 		}
 	}
 }
@@ -97,6 +97,12 @@ func TestHeadDiffs(t *testing.T) {
 		{HeadRestoreSpaces, b.Heads[HeadGood], []string{testSh}},
 		{HeadRestoreKeepsAdded, b.Heads[HeadGood], []string{testSh}},
 		{HeadRestoreNoBaseline, b.Heads[HeadGood], []string{testSh}},
+		{HeadRestoreAborts, b.Heads[HeadGood], []string{testSh}},
+		{HeadRefactor, b.Base, []string{testSh}},
+		{HeadFailingBase, b.BaseOf(HeadFailingBase), []string{"src/datasmith/github/templates/final.md.j2"}},
+	}
+	if b.BaseOf(HeadFailingBase) != b.Heads[HeadRestoreSpaces] || BaseBranchOf(HeadFailingBase) != HeadRestoreSpaces {
+		t.Errorf("%s targets %s (%s), want %s", HeadFailingBase, b.BaseOf(HeadFailingBase), BaseBranchOf(HeadFailingBase), HeadRestoreSpaces)
 	}
 	for _, tc := range tests {
 		if got := changed(tc.from, b.Heads[tc.head]); !slices.Equal(got, tc.want) {

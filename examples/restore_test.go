@@ -20,6 +20,10 @@ import (
 // The restore step and the absolute paths it uses, as the config names them.
 const (
 	restoreHeader = "# ── Restore protected paths"
+	captureHeader = "# ── Capture patch"
+	// renderedBase is base_commit in the example config; the scenarios
+	// replace it by the fixture's base commit.
+	renderedBase  = "0123456789abcdef0123456789abcdef01234567"
 	sectionPrefix = "# ── "
 	pathRepo      = "/workspace/repo"
 	pathBaseline  = "/opt/fc_baseline_sha"
@@ -27,9 +31,18 @@ const (
 	reportName    = "protected_restore.json"
 )
 
-// restoreSection returns the restore step of a rendered test.sh: from the
-// header line to the line before the next header.
-func restoreSection(t *testing.T, script string) string {
+// restoreRun is what production runs up to the end of the restore step,
+// without the profile files: the shell options, the patch capture (which
+// sets the base commit $_fc_patch_base, falling back to the rendered
+// base_commit) and the restore step.
+func restoreRun(t *testing.T, script string) string {
+	t.Helper()
+	return "set -euo pipefail\n" + sectionOf(t, script, captureHeader) + sectionOf(t, script, restoreHeader)
+}
+
+// sectionOf returns the lines from the header line to the line before the
+// next header.
+func sectionOf(t *testing.T, script, header string) string {
 	t.Helper()
 	var out []string
 	inside := false
@@ -38,14 +51,14 @@ func restoreSection(t *testing.T, script string) string {
 			if inside {
 				break
 			}
-			inside = strings.HasPrefix(line, restoreHeader)
+			inside = strings.HasPrefix(line, header)
 		}
 		if inside {
 			out = append(out, line)
 		}
 	}
 	if len(out) == 0 {
-		t.Fatalf("no line starts with %q", restoreHeader)
+		t.Fatalf("no line starts with %q", header)
 	}
 	return strings.Join(out, "")
 }
@@ -119,7 +132,7 @@ func runRestore(t *testing.T, section string, sc restoreScenario) []string {
 		}
 	}
 	logs := filepath.Join(tmp, "logs")
-	script := strings.NewReplacer(pathRepo, repoDir, pathBaseline, baseline, pathLogs, logs).Replace(section)
+	script := strings.NewReplacer(pathRepo, repoDir, pathBaseline, baseline, pathLogs, logs, renderedBase, base).Replace(section)
 	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "bash", "-c", script)
@@ -131,11 +144,8 @@ func runRestore(t *testing.T, section string, sc restoreScenario) []string {
 	want := maps.Clone(fixtureBase)
 	wantReport := restoreReport{Ran: true, Base: base, Discarded: []string{"benchmarks/sp ace.py", "conftest.py", "tests/test_a.py", "tests/test_new.py"}, Remaining: []string{}}
 	maps.Copy(want, fixedSrc)
-	if sc.noBaseline { // nothing changes
-		maps.Copy(want, committedEdits)
-		maps.Copy(want, worktreeEdits)
-		wantReport = restoreReport{Error: "no baseline sha file"}
-	}
+	// Without the baseline file the step falls back to the rendered
+	// base_commit, here the fixture's base: the same restore.
 	var diffs []string
 	got := readFiles(t, repoDir)
 	for _, p := range slices.Sorted(maps.Keys(want)) {
@@ -215,13 +225,14 @@ func TestRestoreStep(t *testing.T) {
 	b := example(t)
 	tests := []struct {
 		head string
-		fail string // the scenario that must fail, "" for none
+		fail []string // the scenarios that must fail
 	}{
-		{HeadGood, ""},
-		{HeadRestoreFromHead, "tamper"},        // misses the committed edit of tests/test_a.py
-		{HeadRestoreSpaces, "tamper"},          // mangles "benchmarks/sp ace.py"
-		{HeadRestoreKeepsAdded, "tamper"},      // keeps tests/test_new.py
-		{HeadRestoreNoBaseline, "no-baseline"}, // restores against the root commit
+		{HeadGood, nil},
+		// With the base_commit fallback both scenarios run the same restore.
+		{HeadRestoreFromHead, []string{"tamper", "no-baseline"}},   // misses the committed edit of tests/test_a.py
+		{HeadRestoreSpaces, []string{"tamper", "no-baseline"}},     // mangles "benchmarks/sp ace.py"
+		{HeadRestoreKeepsAdded, []string{"tamper", "no-baseline"}}, // keeps tests/test_new.py
+		{HeadRestoreNoBaseline, []string{"no-baseline"}},           // restores against HEAD, misses the committed edit
 	}
 	for _, tc := range tests {
 		t.Run(tc.head, func(t *testing.T) {
@@ -232,13 +243,13 @@ func TestRestoreStep(t *testing.T) {
 			if !ok || !res.OK {
 				t.Fatalf("render of test.sh: %+v", res)
 			}
-			section := restoreSection(t, res.Out)
+			section := restoreRun(t, res.Out)
 			for _, sc := range restoreScenarios {
 				diffs := runRestore(t, section, sc)
 				switch {
-				case sc.name == tc.fail && len(diffs) == 0:
+				case slices.Contains(tc.fail, sc.name) && len(diffs) == 0:
 					t.Errorf("scenario %s passes, want a failure", sc.name)
-				case sc.name != tc.fail && len(diffs) > 0:
+				case !slices.Contains(tc.fail, sc.name) && len(diffs) > 0:
 					t.Errorf("scenario %s fails:\n  %s", sc.name, strings.Join(diffs, "\n  "))
 				case len(diffs) > 0:
 					t.Logf("scenario %s fails as expected: %s", sc.name, strings.Join(diffs, "; "))

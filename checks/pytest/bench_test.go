@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/examples"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkRunnerScenarios(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	spec := runnerSpec{Python: py.Path, Runner: renderExampleRunner(b), Command: exampleCommand, Result: "test_results.json"}
+	spec := specFor(&config.Runner{}, py.Path, renderExampleRunner(b), 0)
 	for b.Loop() {
 		res, err := runScenarios(ctx, spec, b.TempDir(), scenarios())
 		if err != nil {

@@ -39,7 +39,7 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 	if flaky > 0 {
 		lines = append(lines, fmt.Sprintf("%s failed once and passed on the second run.", plural(flaky, "test", "tests")))
 	}
-	scenFailed, scenTotal := 0, 0
+	scenFailed, scenTotal, scenBefore := 0, 0, 0
 	if scen != nil {
 		if scen.Err != nil {
 			res.Findings = append(res.Findings, checks.Finding{
@@ -49,17 +49,46 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 			lines = append(lines, "The runner scenarios did not run: "+scen.Err.Error()+".")
 		} else {
 			t := checks.Table{Title: ScenarioTable, Header: []string{"Scenario", "Verdict", "Regressions"}}
+			if scen.Compared {
+				t.Header = []string{"Scenario", "Verdict", "At base", "Regressions"}
+			}
 			for _, r := range scen.Results {
 				scenTotal++
 				countSandbox(r.Sandboxed, &sandboxed, &open)
 				verdict := "pass"
-				if !r.Passed() {
+				switch {
+				case r.Passed():
+				case r.PreExisting:
+					scenBefore++
+					verdict = "fails before this change: " + strings.Join(r.Problems, "; ")
+					level := checks.LevelWarning
+					if scen.Strict {
+						level = checks.LevelFailure
+					}
+					why := "The base's runner fails it the same way, so this change does not cause it."
+					if scen.Same {
+						why = "The runner and its settings are the same at base and head, so this change does not cause it."
+					}
+					res.Findings = append(res.Findings, checks.Finding{
+						Path: scen.Template, Level: level,
+						Title:   cut("Runner scenario "+r.Name+" fails before this change", maxTitle),
+						Message: fmt.Sprintf("In the scenario %s, %s. %s", r.Name, strings.Join(r.Problems, "; "), why),
+						Details: r.Details,
+					})
+				default:
 					scenFailed++
 					verdict = "fail: " + strings.Join(r.Problems, "; ")
+					msg := fmt.Sprintf("In the scenario %s, %s.", r.Name, strings.Join(r.Problems, "; "))
+					switch r.Base {
+					case "pass":
+						msg += " The base's runner passes it: this change causes the failure."
+					case "fail":
+						msg += " The base's runner fails it too, but not with every problem above."
+					}
 					res.Findings = append(res.Findings, checks.Finding{
 						Path: scen.Template, Level: checks.LevelFailure,
 						Title:   cut("Runner scenario "+r.Name+" fails", maxTitle),
-						Message: fmt.Sprintf("In the scenario %s, %s.", r.Name, strings.Join(r.Problems, "; ")),
+						Message: msg,
 						Details: r.Details,
 					})
 				}
@@ -67,10 +96,30 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 				if len(r.Reported) > 0 {
 					regs = strings.Join(r.Reported, ", ")
 				}
-				t.Rows = append(t.Rows, []string{r.Name, verdict, regs})
+				if scen.Compared {
+					base := r.Base
+					if base == "" {
+						base = "not run"
+					}
+					t.Rows = append(t.Rows, []string{r.Name, verdict, base, regs})
+				} else {
+					t.Rows = append(t.Rows, []string{r.Name, verdict, regs})
+				}
 			}
 			res.Tables = append(res.Tables, t)
-			lines = append(lines, fmt.Sprintf("The runner passes %d of %d scenarios.", scenTotal-scenFailed, scenTotal))
+			line := fmt.Sprintf("The runner passes %d of %d scenarios.", scenTotal-scenFailed-scenBefore, scenTotal)
+			if scenBefore > 0 {
+				line += fmt.Sprintf(" %s before this change.", plural(scenBefore, "scenario fails", "scenarios fail"))
+			}
+			lines = append(lines, line)
+			if scen.BaseNote != "" {
+				res.Notes = append(res.Notes, scen.BaseNote)
+			}
+			if scen.Strict && scenBefore > 0 {
+				res.Notes = append(res.Notes, "The base config sets pre_existing: fail, so runner failures that happen before this change also fail the check.")
+				scenFailed += scenBefore
+				scenBefore = 0
+			}
 		}
 	}
 	switch {
@@ -111,7 +160,9 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 		if len(suites) > 0 {
 			parts = append(parts, plural(len(suites), "pytest suite passes", "pytest suites pass"))
 		}
-		if scen != nil {
+		if scen != nil && scenBefore > 0 {
+			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios; %d fail before this change", scenTotal-scenBefore, scenTotal, scenBefore))
+		} else if scen != nil {
 			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios", scenTotal, scenTotal))
 		}
 		res.Title = upperFirst(strings.Join(parts, "; "))

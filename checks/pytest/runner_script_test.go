@@ -13,9 +13,16 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
-// runnerOutput is the result file of the example runner.
+// runnerOutput is the result file of the example runner, in the shape of
+// datasmith's runner.
 type runnerOutput struct {
-	TestsRan   bool `json:"tests_ran"`
+	Results struct {
+		Summary struct {
+			Total int `json:"total"`
+		} `json:"summary"`
+	} `json:"results"`
+	// TestsRan is a key datasmith's runner never writes: it must stay unset.
+	TestsRan   *bool `json:"tests_ran"`
 	Regression struct {
 		Regressed  []string `json:"regressed"`
 		NRegressed int      `json:"n_regressed"`
@@ -56,10 +63,11 @@ func runExampleRunner(t *testing.T, py *python, base, change map[string]string, 
 			t.Fatal(err)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "results.json")
-	cmd := exec.Command(py.Path, renderExampleRunner(t), "--base", sha, "--out", out)
+	logs := t.TempDir()
+	out := filepath.Join(logs, "test_results.json")
+	cmd := exec.Command(py.Path, renderExampleRunner(t), "--base", sha)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1", "T_BENCH_TASK_LOGS_PATH=" + logs}
 	for _, e := range env {
 		cmd.Env = append(cmd.Env, strings.ReplaceAll(e, "{repo}", dir))
 	}
@@ -120,7 +128,7 @@ func TestExampleRunnerNoChange(t *testing.T) {
 	t.Parallel()
 	py := needPython(t)
 	r := runExampleRunner(t, py, hangProject, nil)
-	if r.TestsRan || r.Regression.NRegressed != 0 || len(r.Regression.Regressed) != 0 || r.RegressionWide.Ran {
+	if r.TestsRan != nil || r.Results.Summary.Total != 0 || r.Regression.NRegressed != 0 || len(r.Regression.Regressed) != 0 || r.RegressionWide.Ran {
 		t.Errorf("no change: %+v", r)
 	}
 }

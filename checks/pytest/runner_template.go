@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
 )
 
@@ -21,13 +25,22 @@ type runnerOutcome struct {
 	Err     error
 	ErrPath string
 	ErrLine int
+	// Compared is true when the base's runner ran on the scenarios that
+	// fail at head (or is the same runner); Same when the runner renders
+	// to the same bytes at base and head with the same settings. Strict is
+	// pre_existing: fail, read at the base. BaseNote says why the base
+	// side did not run.
+	Compared, Same, Strict bool
+	BaseNote               string
 }
 
 // runRunner renders the runner template at head with the first variable
-// set of its template entry and runs the scenario catalogue with it.
+// set of its template entry and runs the scenario catalogue with it. The
+// scenarios that fail at head run again with the base's runner: a failure
+// that the base's runner has too is not this change's.
 func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string) *runnerOutcome {
 	rc := in.Config.Pytest.Runner
-	out := &runnerOutcome{}
+	out := &runnerOutcome{Strict: config.PreExistingFails(in.BaseConfig, in.Config)}
 	g, rel, err := in.Config.ResolveTemplate(rc.Template)
 	if err != nil {
 		out.Err = fmt.Errorf("pytest.runner.template: %w", err)
@@ -35,36 +48,18 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	}
 	out.Template = path.Join(g.Root, rel)
 	out.ErrPath = out.Template
-	files, err := in.Plan.Trees.Get(ctx, in.Plan.Head, g.Root)
-	if err != nil {
-		out.Err = fmt.Errorf("read %s at head: %w", g.Root, err)
-		return out
-	}
-	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
-	if err != nil {
-		out.Err = err
-		return out
-	}
-	vars := g.Vars
-	if entries := g.TemplateFor(rel); len(entries) > 0 {
-		vars = g.VarSets(entries[0])[0].Vars
-	}
-	text, err := env.Render(rel, vars)
+	text, err := renderRunner(ctx, in, in.Config, rc, in.Plan.Head)
 	if err != nil {
 		var je *jinja.Error
 		if errors.As(err, &je) {
 			out.ErrPath, out.ErrLine = je.File, je.Line
 		}
-		out.Err = fmt.Errorf("the runner template does not render: %w", err)
-		return out
-	}
-	dir := filepath.Join(scratch, "runner")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		out.Err = err
 		return out
 	}
-	file := filepath.Join(dir, path.Base(rel))
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	dir := filepath.Join(scratch, "runner")
+	file, err := writeRunner(filepath.Join(dir, "head"), rel, text)
+	if err != nil {
 		out.Err = err
 		return out
 	}
@@ -72,10 +67,137 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	if t := in.Config.Pytest.Timeout.Duration; t > 0 && t < timeout {
 		timeout = t
 	}
-	spec := runnerSpec{Python: py.Path, Runner: file, Command: rc.Command, Result: rc.Result, Timeout: timeout}
-	out.Results, err = runScenarios(ctx, spec, filepath.Join(dir, "scenarios"), scenarios())
+	spec := specFor(rc, py.Path, file, timeout)
+	list := scenarios()
+	out.Results, err = runScenarios(ctx, spec, filepath.Join(dir, "scenarios"), list)
 	if err != nil {
 		out.Err = fmt.Errorf("the runner scenarios could not run: %w", err)
+		return out
+	}
+	var failing []scenario
+	var at []int
+	for i, r := range out.Results {
+		if !r.Passed() {
+			failing = append(failing, list[i])
+			at = append(at, i)
+		}
+	}
+	if len(failing) == 0 {
+		return out
+	}
+	// The base side: the base config's runner settings (the head's when the
+	// base has no config that decodes), the base's template.
+	bcfg := in.BaseConfig
+	if bcfg == nil {
+		bcfg = in.Config
+	}
+	if bcfg.Pytest == nil || bcfg.Pytest.Runner == nil {
+		out.BaseNote = "The base config names no pytest runner, so every runner failure counts."
+		return out
+	}
+	brc := bcfg.Pytest.Runner
+	btext, err := renderRunner(ctx, in, bcfg, brc, baseRev(in))
+	if err != nil {
+		out.BaseNote = fmt.Sprintf("The base's runner does not render (%v), so every runner failure counts.", err)
+		return out
+	}
+	out.Compared = true
+	if btext == text && sameRunner(brc, rc) {
+		out.Same = true
+		for _, i := range at {
+			out.Results[i].Base, out.Results[i].PreExisting = "same runner", true
+		}
+		return out
+	}
+	bfile, err := writeRunner(filepath.Join(dir, "base"), rel, btext)
+	if err != nil {
+		out.BaseNote = fmt.Sprintf("The base's runner did not run: %v.", err)
+		out.Compared = false
+		return out
+	}
+	base, err := runScenarios(ctx, specFor(brc, py.Path, bfile, timeout), filepath.Join(dir, "base-scenarios"), failing)
+	if err != nil {
+		out.BaseNote = fmt.Sprintf("The base's runner did not run: %v.", err)
+		out.Compared = false
+		return out
+	}
+	for k, i := range at {
+		judgeBase(&out.Results[i], base[k])
 	}
 	return out
+}
+
+// judgeBase compares a scenario that fails at head with the base's run.
+func judgeBase(head *scenarioResult, base scenarioResult) {
+	if base.Passed() {
+		head.Base = "pass"
+		return
+	}
+	head.Base = "fail"
+	for _, p := range head.Problems {
+		if !slices.Contains(base.Problems, p) {
+			return
+		}
+	}
+	head.PreExisting = true
+}
+
+// specFor is the run of one rendered runner with the config's contract.
+func specFor(rc *config.Runner, py, file string, timeout time.Duration) runnerSpec {
+	return runnerSpec{Python: py, Runner: file, Command: rc.RunCommand(), Result: rc.ResultFile(), Env: rc.RunEnv(),
+		Regressed: rc.RegressedKey(), TestsRan: rc.TestsRanKey(), Timeout: timeout}
+}
+
+// sameRunner reports whether two runner settings run and read the same.
+func sameRunner(a, b *config.Runner) bool {
+	return a.Template == b.Template && a.RunCommand() == b.RunCommand() && a.ResultFile() == b.ResultFile() &&
+		maps.Equal(a.RunEnv(), b.RunEnv()) && a.RegressedKey() == b.RegressedKey() && a.TestsRanKey() == b.TestsRanKey()
+}
+
+// renderRunner renders the runner template of cfg at commit rev.
+func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, error) {
+	g, rel, err := cfg.ResolveTemplate(rc.Template)
+	if err != nil {
+		return "", fmt.Errorf("pytest.runner.template: %w", err)
+	}
+	files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", g.Root, err)
+	}
+	if _, ok := files[path.Join(g.Root, rel)]; !ok {
+		return "", fmt.Errorf("there is no file %s", path.Join(g.Root, rel))
+	}
+	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
+	if err != nil {
+		return "", err
+	}
+	vars := g.Vars
+	if entries := g.TemplateFor(rel); len(entries) > 0 {
+		vars = g.VarSets(entries[0])[0].Vars
+	}
+	text, err := env.Render(rel, vars)
+	if err != nil {
+		return "", fmt.Errorf("the runner template does not render: %w", err)
+	}
+	return text, nil
+}
+
+// writeRunner writes a rendered runner into dir under its file name.
+func writeRunner(dir, rel, text string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, path.Base(rel))
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+// baseRev is the commit the base side renders at: the merge base.
+func baseRev(in *checks.Input) string {
+	if in.Plan.MergeBase != "" {
+		return in.Plan.MergeBase
+	}
+	return in.Plan.Base
 }

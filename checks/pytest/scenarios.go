@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,17 +14,16 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
-
-// maxResult is the largest runner result file that is read.
-const maxResult = 16 << 20
 
 // defaultScenarioTimeout limits one runner scenario.
 const defaultScenarioTimeout = 2 * time.Minute
@@ -32,10 +32,22 @@ const defaultScenarioTimeout = 2 * time.Minute
 type runnerSpec struct {
 	Python  string // absolute path of the interpreter
 	Runner  string // file of the rendered runner
-	Command string // with {python} {runner} {base} {result}
-	Result  string // result file, relative to the project
-	Timeout time.Duration
+	Command string // with {python} {runner} {base} {result} {logs}
+	// Result is the result file, relative to the project, or to the
+	// scenario's log folder when it starts with "{logs}/".
+	Result string
+	// Env is the runner's extra environment; {logs} in a value is the
+	// scenario's log folder.
+	Env map[string]string
+	// Regressed and TestsRan are dotted JSON paths in the result file: the
+	// list of regressed test ids, and what says that tests ran. Empty:
+	// datasmith's (config.DefaultRunnerRegressed, DefaultRunnerTestsRan).
+	Regressed, TestsRan string
+	Timeout             time.Duration
 }
+
+// maxResult is the largest runner result file that is read.
+const maxResult = 16 << 20
 
 // scenarioResult is the verdict of one scenario.
 type scenarioResult struct {
@@ -44,25 +56,21 @@ type scenarioResult struct {
 	Problems  []string // empty when the scenario passes
 	Details   string   // the end of the runner's output, for a failure
 	Sandboxed bool
+	// Base is the verdict of the base's runner on a scenario that fails at
+	// head ("pass", "fail", "same runner"); empty when it did not run.
+	// PreExisting is true when the base fails with every problem of the head.
+	Base        string
+	PreExisting bool
 }
 
 // Passed reports whether the runner did what the scenario wants.
 func (r scenarioResult) Passed() bool { return len(r.Problems) == 0 }
 
-// runnerResult is the part of the result file the scenarios read.
-type runnerResult struct {
-	TestsRan   *bool `json:"tests_ran"`
-	Regression *struct {
-		Regressed  *[]string `json:"regressed"`
-		NRegressed *int      `json:"n_regressed"`
-	} `json:"regression"`
-}
-
 // runScenarios builds the fixture project once in dir, copies it for each
 // scenario, and runs the scenarios in parallel up to the core count.
 func runScenarios(ctx context.Context, spec runnerSpec, dir string, list []scenario) ([]scenarioResult, error) {
-	if err := checkResultPath(spec.Result); err != nil {
-		return nil, err
+	if _, rel := resultRoot(spec.Result); checkResultPath(rel) != nil {
+		return nil, fmt.Errorf("pytest.runner.result %q must be a path inside the fixture project or under {logs}/", spec.Result)
 	}
 	if err := checkPlaceholders(spec.Command); err != nil {
 		return nil, err
@@ -104,8 +112,11 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 	}
 	project := filepath.Join(dir, "project")
 	home := filepath.Join(dir, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return fail("could not make the scenario folder: %v", err)
+	logs := filepath.Join(dir, "logs")
+	for _, d := range []string{home, logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail("could not make the scenario folder: %v", err)
+		}
 	}
 	cp := exec.CommandContext(ctx, "cp", "-a", baseDir, project)
 	cp.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"} // explicit, as every child's
@@ -131,11 +142,20 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 		return fail("could not write the runner: %v", err)
 	}
 	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		env = append(env, k+"="+strings.ReplaceAll(spec.Env[k], config.LogsPlaceholder, logs))
+	}
 	if s.Flaky {
 		env = append(env, "FC_FLAKY_MARKER="+filepath.Join(dir, "flaky-marker"))
 	}
+	inLogs, rel := resultRoot(spec.Result)
+	resultDir := project
+	if inLogs {
+		resultDir = logs
+	}
 	cmd := expandCommand(spec.Command, map[string]string{
-		"python": spec.Python, "runner": runnerFile, "base": base, "result": spec.Result,
+		"python": spec.Python, "runner": runnerFile, "base": base, "logs": logs,
+		"result": filepath.Join(resultDir, filepath.FromSlash(rel)),
 	})
 	timeout := spec.Timeout
 	if timeout <= 0 {
@@ -158,26 +178,48 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 	case out.Err != nil:
 		return fail("the runner did not finish: %v", out.Err)
 	}
-	data, err := safefile.ReadIn(project, spec.Result, maxResult)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := safefile.ReadIn(resultDir, rel, maxResult)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return fail("the runner wrote no %s (exit code %d)", spec.Result, out.ExitCode)
-	} else if err != nil {
-		return fail("cannot read %s: %v", spec.Result, err)
+	case errors.Is(err, safefile.ErrNotRegular):
+		return fail("%s is not a regular file", spec.Result)
+	case errors.Is(err, safefile.ErrOutside):
+		return fail("%s leaves its folder", spec.Result)
+	case errors.Is(err, safefile.ErrTooLarge):
+		return fail("%s is larger than the limit of %d bytes", spec.Result, maxResult)
+	case err != nil:
+		return fail("cannot read %s", spec.Result)
 	}
-	var rr runnerResult
-	if err := json.Unmarshal(data, &rr); err != nil {
+	regressedKey, ranKey := spec.Regressed, spec.TestsRan
+	if regressedKey == "" {
+		regressedKey = config.DefaultRunnerRegressed
+	}
+	if ranKey == "" {
+		ranKey = config.DefaultRunnerTestsRan
+	}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
 		return fail("%s is not valid JSON: %v", spec.Result, err)
 	}
-	if rr.Regression == nil || rr.Regression.Regressed == nil {
-		return fail("%s has no regression.regressed list", spec.Result)
+	ids, ok := stringList(lookup(doc, regressedKey))
+	if !ok {
+		return fail("%s has no %s list", spec.Result, regressedKey)
 	}
-	res.Reported = slices.Clone(*rr.Regression.Regressed)
+	res.Reported = ids
 	slices.Sort(res.Reported)
-	if rr.Regression.NRegressed == nil || *rr.Regression.NRegressed != len(res.Reported) {
-		res.Problems = append(res.Problems, fmt.Sprintf("regression.n_regressed is not the length of regression.regressed (%d)", len(res.Reported)))
+	// A count next to the list (n_regressed beside regressed) must agree.
+	if parent, last := splitKey(regressedKey); last != "" {
+		if n, found := lookupFound(doc, joinKey(parent, "n_"+last)); found {
+			if num, isNum := n.(json.Number); !isNum || num.String() != strconv.Itoa(len(res.Reported)) {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s is not the length of %s (%d)", joinKey(parent, "n_"+last), regressedKey, len(res.Reported)))
+			}
+		}
 	}
-	if rr.TestsRan == nil || !*rr.TestsRan {
-		res.Problems = append(res.Problems, "the runner says that no tests ran (tests_ran is not true)")
+	if !truthy(lookup(doc, ranKey)) {
+		res.Problems = append(res.Problems, fmt.Sprintf("the runner says that no tests ran (%s is missing, false, 0 or empty)", ranKey))
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.Want)) {
 		if !slices.Contains(res.Reported, id) {
@@ -200,14 +242,14 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 var placeholderRe = regexp.MustCompile(`(^|[^$])\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // placeholders are the names pytest.runner.command may use.
-var placeholders = []string{"python", "runner", "base", "result"}
+var placeholders = []string{"python", "runner", "base", "result", "logs"}
 
 // checkPlaceholders refuses an unknown {name} in the command, such as a
 // typo that would otherwise reach bash. ${VAR} is left to bash.
 func checkPlaceholders(cmd string) error {
 	for _, m := range placeholderRe.FindAllStringSubmatch(cmd, -1) {
 		if !slices.Contains(placeholders, m[2]) {
-			return fmt.Errorf("pytest.runner.command uses the unknown placeholder {%s}; the known ones are {python}, {runner}, {base} and {result}", m[2])
+			return fmt.Errorf("pytest.runner.command uses the unknown placeholder {%s}; the known ones are {python}, {runner}, {base}, {result} and {logs}", m[2])
 		}
 	}
 	return nil
@@ -219,4 +261,78 @@ func expandCommand(cmd string, vals map[string]string) string {
 		cmd = strings.ReplaceAll(cmd, "{"+k+"}", shellQuote(v))
 	}
 	return cmd
+}
+
+// resultRoot splits the result setting: inLogs is true for "{logs}/rel".
+func resultRoot(result string) (inLogs bool, rel string) {
+	if rest, ok := strings.CutPrefix(result, config.LogsPlaceholder+"/"); ok {
+		return true, rest
+	}
+	return false, result
+}
+
+// lookup follows a dotted path of object keys; nil when a key is missing.
+func lookup(doc any, key string) any {
+	v, _ := lookupFound(doc, key)
+	return v
+}
+
+func lookupFound(doc any, key string) (any, bool) {
+	v := doc
+	for _, k := range strings.Split(key, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func splitKey(key string) (parent, last string) {
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func joinKey(parent, last string) string {
+	if parent == "" {
+		return last
+	}
+	return parent + "." + last
+}
+
+// stringList is a JSON list of strings.
+func stringList(v any) ([]string, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// truthy says whether a "did tests run" value means yes: true, a number
+// above 0, or a non-empty list.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f > 0
+	case []any:
+		return len(x) > 0
+	}
+	return false
 }

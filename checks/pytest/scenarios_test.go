@@ -3,6 +3,7 @@ package pytest
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,12 +11,11 @@ import (
 	"github.com/formula-code/template-verify/config"
 )
 
-const exampleCommand = "{python} {runner} --base {base} --out {result}"
-
 func TestExampleRunnerPassesEveryScenario(t *testing.T) {
 	t.Parallel()
 	py := needPython(t)
-	spec := runnerSpec{Python: py.Path, Runner: renderExampleRunner(t), Command: exampleCommand, Result: "test_results.json"}
+	// The contract of datasmith's runner: the config defaults.
+	spec := specFor(&config.Runner{}, py.Path, renderExampleRunner(t), 0)
 	results, err := runScenarios(context.Background(), spec, t.TempDir(), scenarios())
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func runnerConfig() *config.Config {
 			Vars:      map[string]any{"task_id": "demo-1"},
 			Templates: []config.Template{{Path: "**"}},
 		}},
-		Pytest: &config.Pytest{Runner: &config.Runner{Template: "t:pytest_runner.py", Command: exampleCommand, Result: "test_results.json"}},
+		Pytest: &config.Pytest{Runner: &config.Runner{Template: "t:pytest_runner.py"}},
 	}
 }
 
@@ -68,6 +68,15 @@ func TestWeakRunnerMissesTheWiderCheck(t *testing.T) {
 	for _, r := range res.Tables[0].Rows {
 		rows[r[0]] = r
 	}
+	// The base's runner (the example's) passes the scenarios that fail.
+	if h := res.Tables[0].Header; !slices.Equal(h, []string{"Scenario", "Verdict", "At base", "Regressions"}) {
+		t.Fatalf("header %q", h)
+	}
+	for _, name := range []string{"unmapped-break", "import-break"} {
+		if got := rows[name][2]; got != "pass" {
+			t.Errorf("%s at base %q, want pass", name, got)
+		}
+	}
 	if v := rows["unmapped-break"][1]; !strings.Contains(v, "fail: the runner did not report tests/test_other.py::test_y: no wider check?") {
 		t.Errorf("unmapped-break verdict %q", v)
 	}
@@ -80,7 +89,7 @@ func TestWeakRunnerMissesTheWiderCheck(t *testing.T) {
 			t.Errorf("%s verdict %q, want pass", name, v)
 		}
 	}
-	if got := rows["name-mapped-break"][2]; got != "tests/test_alpha.py::test_x" {
+	if got := rows["name-mapped-break"][3]; got != "tests/test_alpha.py::test_x" {
 		t.Errorf("name-mapped-break regressions %q", got)
 	}
 	f := findingsByTitle(res)["Runner scenario unmapped-break fails"]

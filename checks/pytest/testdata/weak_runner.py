@@ -40,7 +40,6 @@ def outcomes(targets, cwd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True)
-    ap.add_argument("--out", required=True)
     args = ap.parse_args()
     changed = git("diff", "--name-only", args.base).split() + git("ls-files", "--others", "--exclude-standard").split()
     mapped = []
@@ -59,8 +58,11 @@ def main():
         git("worktree", "add", "--detach", tree, args.base)
         base = outcomes(sorted({n.split("::")[0] for n in twice}), tree)
         regressed = [n for n in twice if base.get(n) == "passed"]
-    with open(args.out, "w") as f:
-        json.dump({"tests_ran": bool(first), "regression": {"regressed": regressed, "n_regressed": len(regressed)}}, f)
+    # The shape of datasmith's runner, in $T_BENCH_TASK_LOGS_PATH.
+    out = os.path.join(os.environ.get("T_BENCH_TASK_LOGS_PATH") or "/logs/artifacts", "test_results.json")
+    with open(out, "w") as f:
+        json.dump({"results": {"summary": {"total": len(first)}},
+                   "regression": {"regressed": regressed, "n_regressed": len(regressed)}}, f)
 
 
 main()

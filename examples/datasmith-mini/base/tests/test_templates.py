@@ -183,8 +183,10 @@ def test_parser_skip_is_not_a_pass(tmp_path):
     parser.write_text(render_harbor("tests/parser.py", run_pytest=False, rounds=None), encoding="utf-8")
     cases = [
         ({"pytest_skipped": "FC_SKIP_PYTEST", "tests_ran": False, "tests_passed": None}, None),
-        ({"tests_ran": True, "regression": {"regressed": [], "n_regressed": 0}}, True),
-        ({"tests_ran": True, "regression": {"regressed": ["t::x"], "n_regressed": 1}}, False),
+        # The runner's shape: results.summary.total counts the tests that ran.
+        ({"results": {"summary": {"total": 3}}, "regression": {"regressed": [], "n_regressed": 0}}, True),
+        ({"results": {"summary": {"total": 3}}, "regression": {"regressed": ["t::x"], "n_regressed": 1}}, False),
+        ({"results": {"summary": {"total": 0}}, "regression": {"regressed": [], "n_regressed": 0}}, False),
     ]
     for results, want in cases:
         (tmp_path / "in.json").write_text(json.dumps(results))
@@ -220,12 +222,18 @@ def fixture_repo(tmp_path):
     git(repo, "commit", "-q", "-m", "base")
     base = git(repo, "rev-parse", "HEAD").strip()
     (tmp_path / "fc_baseline_sha").write_text(base + "\n")
+    (tmp_path / "base_commit").write_text(base + "\n")
     return repo, base
 
 
 def run_restore(tmp_path):
-    script = render_harbor("tests/test.sh", run_pytest=True, rounds=None)
-    step = section(script, "Restore protected paths")
+    """Run test.sh up to the end of the restore step, as production does
+    (the profile files aside): set -euo pipefail, the patch capture that
+    sets the base commit, then the step. base_commit is the fixture's base."""
+    base_commit = (tmp_path / "base_commit").read_text().strip()
+    script = harbor_env().get_template("tests/test.sh").render(
+        **{**HARBOR_VARS, "base_commit": base_commit, "run_pytest": True, "rounds": None})
+    step = "set -euo pipefail\n" + section(script, "Capture patch") + section(script, "Restore protected paths")
     step = step.replace("/workspace/repo", str(tmp_path / "repo"))
     step = step.replace("/opt/fc_baseline_sha", str(tmp_path / "fc_baseline_sha"))
     step = step.replace("/logs/artifacts", str(tmp_path / "logs"))
@@ -263,13 +271,13 @@ def test_restore_undoes_a_committed_edit(fixture_repo, tmp_path):
     assert (repo / "src" / "pkg" / "core.py").read_text() == "def parse(rows):\n    return []\n"
 
 
-def test_restore_changes_nothing_without_a_baseline(fixture_repo, tmp_path):
-    repo, _ = fixture_repo
+def test_restore_falls_back_to_the_base_commit_without_a_baseline(fixture_repo, tmp_path):
+    repo, base = fixture_repo
     (tmp_path / "fc_baseline_sha").unlink()
     (repo / "conftest.py").write_text("import pytest\n")
     report = run_restore(tmp_path)
-    assert report == {"ran": False, "error": "no baseline sha file"}
-    assert (repo / "conftest.py").read_text() == "import pytest\n"
+    assert report == {"ran": True, "base": base, "discarded": ["conftest.py"], "remaining": []}
+    assert (repo / "conftest.py").read_text() == BASE_FILES["conftest.py"]
 
 
 def test_restore_changes_nothing_on_an_unrelated_head(fixture_repo, tmp_path):

@@ -4,7 +4,12 @@ Task {{ task_id }}.
 
 Usage, in the task repository with the agent's change:
 
-    python3 pytest_runner.py --base SHA --out FILE
+    python3 pytest_runner.py --base SHA
+
+It writes $T_BENCH_TASK_LOGS_PATH/test_results.json (else
+$T_BENCH_CONTAINER_LOGS_PATH, else /logs/artifacts), in the shape of
+datasmith's runner: results.summary counts the tests that ran, and
+regression.regressed lists the regressions.
 
 1. Changed files: git diff --name-only SHA, plus untracked files.
 2. Mapped tests: a changed source file src/**/name.py maps to the files
@@ -19,9 +24,9 @@ Usage, in the task repository with the agent's change:
 6. A test file that does not import is a regression with the file path as
    its id, if one of its tests passes at SHA.
 
-FILE gets regression.regressed and regression.n_regressed, which parser.py
-reads. The runner writes FILE before the wider check too, so a stop at the
-task's time limit keeps the mapped results.
+The file gets regression.regressed and regression.n_regressed, which
+parser.py reads. The runner writes it before the wider check too, so a stop
+at the task's time limit keeps the mapped results.
 
 Environment: FC_PYTEST_TIMEOUT (default 1800 s) limits the whole runner.
 FC_WIDE_TESTS_SEC (default 600 s) limits the wider check:
@@ -325,6 +330,16 @@ def run_at_base(repo, base, ids, timeout):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def set_results(results, outcomes):
+    """results: what ran, as datasmith's runner writes it (one entry per test)."""
+    bad = any(o in BAD for o in outcomes.values())
+    results["results"] = {
+        "exit_code": 5 if not outcomes else (1 if bad else 0),
+        "summary": summary(outcomes),
+        "tests": [dict(nodeid=n, when="call", outcome=o) for n, o in sorted(outcomes.items())],
+    }
+
+
 def write_results(path, results):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -333,38 +348,57 @@ def write_results(path, results):
     os.replace(tmp, path)
 
 
+def summary(outcomes):
+    """results.summary of datasmith's runner: counts by outcome and the total."""
+    c = counts(outcomes)
+    s = {k: c.get(k, 0) for k in ("passed", "failed", "skipped", "xfailed", "xpassed", "error")}
+    s.update(total=len(outcomes), rerun=0, warnings=0)
+    return s
+
+
+def logs_root():
+    """The log folder, looked up as datasmith's runner and parser.py do."""
+    return (os.environ.get("T_BENCH_TASK_LOGS_PATH") or os.environ.get("T_BENCH_CONTAINER_LOGS_PATH")
+            or "/logs/artifacts")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Run the tests that a change can break.")
-    ap.add_argument("--base", required=True, help="the commit before the agent's change")
-    ap.add_argument("--out", required=True, help="the JSON result file")
+    ap.add_argument("--base", dest="base_ref", default="origin/main", help="the commit before the agent's change")
     args = ap.parse_args(argv)
     repo = os.getcwd()
-    out = os.path.abspath(args.out)
+    os.makedirs(logs_root(), exist_ok=True)
+    out = os.path.abspath(os.path.join(logs_root(), "test_results.json"))
     total = env_seconds("FC_PYTEST_TIMEOUT", 1800)
     wide_sec = env_seconds("FC_WIDE_TESTS_SEC", 600)
     results = {
         "task_id": TASK_ID,
-        "base": args.base,
-        "tests_ran": False,
-        "regression": dict(regressed=[], n_regressed=0),
+        "repo_root": repo,
+        "base_ref": args.base_ref,
+        "strategy": "changed-files->tests",
+        "note": None,
+        "fc_runner": "datasmith-mini",
+        "results": {"exit_code": 5, "summary": summary({}), "tests": []},
+        "regression": dict(ran=False, base_ref=args.base_ref, regressed=[], n_regressed=0),
     }
     try:
-        changed = changed_files(repo, args.base)
+        changed = changed_files(repo, args.base_ref)
         files = tree_files(repo)
     except subprocess.CalledProcessError as err:
-        results["error"] = "git failed: " + (err.stderr.decode("utf-8", "replace").strip() or str(err))
+        results["note"] = "git failed: " + (err.stderr.decode("utf-8", "replace").strip() or str(err))
     except OSError as err:
-        results["error"] = "git failed: " + str(err)
-    if "error" in results:
+        results["note"] = "git failed: " + str(err)
+    if results["note"]:
+        results["regression"]["error"] = results["note"]
         results["regression"]["n_regressed"] = None
         write_results(out, results)
-        print("pytest_runner: " + results["error"], file=sys.stderr)
+        print("pytest_runner: " + results["note"], file=sys.stderr)
         return 1
     out_rel = os.path.relpath(out, repo)
     changed = [p for p in changed if p not in (out_rel, out_rel + ".tmp")]
     sources = [p for p in changed if p.endswith(SOURCE_SUFFIXES) and not is_test_path(p)]
     mapped = map_tests(changed, sources, files)
-    results.update(changed_files=changed, mapped_tests=mapped)
+    results.update(changed_files=changed, selected_tests=mapped)
 
     first = {}
     mapped_origin = set()
@@ -374,7 +408,7 @@ def main(argv):
         mapped_origin = set(run["outcomes"])
         results["mapped_run"] = {k: run[k] for k in ("exit_code", "timed_out", "seconds")}
         results["mapped_run"]["counts"] = counts(run["outcomes"])
-    results["tests_ran"] = bool(first)
+    set_results(results, first)
     write_results(out, results)
 
     folders = wide_folders(repo, sources)
@@ -391,7 +425,7 @@ def main(argv):
             first.setdefault(nid, outcome)
     elif folders:
         wide["not_run"] = "less than %d s left" % MIN_WIDE_SEC
-    results["tests_ran"] = bool(first)
+    set_results(results, first)
 
     failed_first = sorted(nid for nid, o in first.items() if o in BAD)
     failed_twice, flaky = [], []
@@ -405,7 +439,7 @@ def main(argv):
     regressed, at_base_too, not_at_base = [], [], []
     checked = []
     if failed_twice and total - elapsed() > 0:
-        base_outcomes, checked = run_at_base(repo, args.base, failed_twice, total - elapsed())
+        base_outcomes, checked = run_at_base(repo, args.base_ref, failed_twice, total - elapsed())
         for nid in failed_twice:
             if file_of(nid) not in checked:
                 continue
@@ -422,7 +456,7 @@ def main(argv):
         failing_at_base=at_base_too,
         not_at_base=not_at_base,
         not_checked_at_base=[n for n in failed_twice if file_of(n) not in checked],
-        regression=dict(regressed=sorted(regressed), n_regressed=len(regressed)),
+        regression=dict(ran=bool(checked), base_ref=args.base_ref, regressed=sorted(regressed), n_regressed=len(regressed)),
         first_run=counts(first),
         seconds=round(elapsed(), 1),
     )

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# The grader stops at the first command that fails, at an unset variable, and
+# at a failure anywhere in a pipeline. The restore step runs under these too.
+set -euo pipefail
+
 # ── Skip flags ──
 # Read before any file is sourced. Only the exact value 1 turns a step off.
 if [ "${FC_SKIP_PYTEST-}" = "1" ]; then _fc_skip_pytest=1; else _fc_skip_pytest=0; fi
@@ -23,6 +27,8 @@ unset _fc_profile
 
 # ── Capture patch ──
 # The full agent diff against the starting tree, untracked files included.
+# setup.sh writes the starting-tree commit to /opt/fc_baseline_sha; without
+# that file (an older setup.sh), the task's upstream base commit is used.
 _fc_patch_base='{{ base_commit }}'
 if [ -s /opt/fc_baseline_sha ]; then
   _fc_patch_base="$(tr -d '[:space:]' < /opt/fc_baseline_sha)"
@@ -37,9 +43,10 @@ fi
 ) > /logs/artifacts/patch.diff 2>/dev/null || true
 
 # ── Restore protected paths ──
-# Agent edits to protected paths go back to the starting-tree commit in
-# /opt/fc_baseline_sha before timing and tests. patch.diff keeps the full
-# agent diff. Path lists stay NUL-separated, so every file name works.
+# Agent edits to protected paths go back to the starting-tree commit
+# $_fc_patch_base (from /opt/fc_baseline_sha, else the task's base commit)
+# before timing and tests. patch.diff keeps the full agent diff. Path lists
+# stay NUL-separated, so every file name works.
 # The step writes /logs/artifacts/protected_restore.json:
 #   {"ran": true, "base": "<sha>", "discarded": [...], "remaining": [...]}
 #   {"ran": false, "error": "<message>"} when it does not run or stops.
@@ -103,11 +110,9 @@ _fc_restore_protected() (
   local -a found=() discarded=() remaining=()
   mkdir -p /logs/artifacts
   cd /workspace/repo || { _fc_restore_error "no repository at /workspace/repo"; return 0; }
-  if [ -s /opt/fc_baseline_sha ]; then
-    base="$(tr -d '[:space:]' < /opt/fc_baseline_sha)"
-  fi
+  base="$_fc_patch_base"
   if [ -z "$base" ]; then
-    _fc_restore_error "no baseline sha file"
+    _fc_restore_error "no base commit"
     return 0
   fi
   if ! git merge-base --is-ancestor "$base" HEAD 2>/dev/null; then
@@ -171,7 +176,7 @@ if [ "$_fc_skip_pytest" = "1" ]; then
 else
   (
     cd /workspace/repo || exit 1
-    python3 /tests/pytest_runner.py --base "$_fc_patch_base" --out /logs/artifacts/test_results.json
+    python3 /tests/pytest_runner.py --base "$_fc_patch_base"
   )
 fi
 {%- else %}
