@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -44,11 +45,12 @@ func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*c
 		if b == nil {
 			continue
 		}
-		atHead := func(path string) bool {
-			_, err := p.Trees.Repo.Run(ctx, "cat-file", "-e", p.Head+":"+path)
+		atHead := func(file string) bool {
+			_, err := p.Trees.Repo.Run(ctx, "cat-file", "-e", p.Head+":"+file)
 			return err == nil
 		}
-		for _, d := range append(widenMatrices(&eff, b), widenSuites(&eff, b, atHead)...) {
+		moved := append(widenMatrices(&eff, b), widenSuites(&eff, b, atHead)...)
+		for _, d := range append(moved, widenRestore(&eff, b, head, atHead)...) {
 			if !slices.Contains(dropped, d) {
 				dropped = append(dropped, d)
 			}
@@ -108,6 +110,32 @@ func widenMatrices(eff, base *config.Config) []string {
 		}
 	}
 	return dropped
+}
+
+// widenRestore keeps the restore check on the base's template while it is
+// at head: a head that points restore.template at another file (a copy)
+// would leave the real step unverified. It returns the note that says so.
+func widenRestore(eff, base, head *config.Config, atHead func(string) bool) []string {
+	if eff.Restore == nil || base.Restore == nil || head.Restore == nil || eff.Restore.Template != head.Restore.Template || head.Restore.Template == base.Restore.Template {
+		return nil
+	}
+	bg, rel, err := base.ResolveTemplate(base.Restore.Template)
+	if err != nil || !atHead(path.Join(bg.Root, rel)) {
+		return nil
+	}
+	name := bg.Name
+	if hg, ok := eff.Group(name); !ok || strings.TrimSuffix(hg.Root, "/") != strings.TrimSuffix(bg.Root, "/") {
+		name = bg.Name + baseGroupSuffix
+		if _, ok := eff.Group(name); !ok {
+			g := *bg
+			g.Name = name
+			eff.Groups = append(eff.Groups, g)
+		}
+	}
+	r := *eff.Restore
+	r.Template = name + ":" + rel
+	eff.Restore = &r
+	return []string{fmt.Sprintf("restore: the check verifies the base's template `%s`, which is still at head, not `%s`", path.Join(bg.Root, rel), head.Restore.Template)}
 }
 
 // widenSuites adds to eff's pytest suites every suite of base that the

@@ -306,3 +306,26 @@ func TestHeadCannotDropAPytestSuite(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadCannotPointRestoreElsewhere(t *testing.T) {
+	const restore = "restore: {template: '%s', section: {start: '^# start', end: '^# end'}, paths: {repo: /r, baseline_sha: /b, logs: /l}, report: /l/r.json, patterns: ['x']}\n"
+	r := gittest.New(t)
+	r.Write(map[string]string{".github/template-verify.yml": cfgA + fmt.Sprintf(restore, "t:a.sh"), "tpl/a.sh": "a\n"})
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write(map[string]string{".github/template-verify.yml": cfgA + fmt.Sprintf(restore, "t:copy.sh"), "tpl/a.sh": "b\n", "tpl/copy.sh": "a\n"})
+	r.Commit("head")
+	var got *config.Config
+	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+		Checks: func() []checks.Check { return []checks.Check{configCheck{&got}} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, rel, err := got.ResolveTemplate(got.Restore.Template)
+	if err != nil || g.Root+"/"+rel != "tpl/a.sh" {
+		t.Fatalf("restore template %q (%v): want the base's tpl/a.sh, which is still at head", got.Restore.Template, err)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "restore: template `t:a.sh` changes to `t:copy.sh`") {
+		t.Errorf("notes %q", notes)
+	}
+}
