@@ -59,12 +59,12 @@ func exampleInput(t *testing.T, head string) *checks.Input {
 		return cfg
 	}
 	cfg := decode(sha)
-	p, err := plan.Build(ctx, repo, cfg, b.Base, sha)
+	p, err := plan.Build(ctx, repo, cfg, b.BaseOf(head), sha)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.BaseRev, p.HeadRev = examples.BaseBranch, head
-	return &checks.Input{Repo: b.Dir, Plan: p, Config: cfg, BaseConfig: decode(b.Base), WorkDir: t.TempDir()}
+	p.BaseRev, p.HeadRev = examples.BaseBranchOf(head), head
+	return &checks.Input{Repo: b.Dir, Plan: p, Config: cfg, BaseConfig: decode(b.BaseOf(head)), WorkDir: t.TempDir()}
 }
 
 func TestExampleGoodHeadPassesEveryScenario(t *testing.T) {
@@ -135,9 +135,18 @@ func TestExampleBadRestoreHeadsFail(t *testing.T) {
 			pass: []string{"edit-test-file", "delete-test-file", "mode-change", "file-to-symlink", "committed-edit"},
 		},
 		{
+			// Restores against HEAD without the baseline file: misses the
+			// agent's commit.
 			head: examples.HeadRestoreNoBaseline,
 			fail: []string{"no-baseline-file"},
 			pass: []string{"committed-edit", "unrelated-checkout", "fix-plus-tampering", "no-change"},
+		},
+		{
+			// Stops under the script's set -euo pipefail when the agent's
+			// tree is clean; plain bash would pass every scenario.
+			head: examples.HeadRestoreAborts,
+			fail: []string{"no-change", "committed-edit", "edit-then-revert", "no-baseline-file"},
+			pass: []string{"edit-test-file", "untracked-file", "unstaged-edit"},
 		},
 	}
 	for _, c := range cases {
@@ -163,6 +172,54 @@ func TestExampleBadRestoreHeadsFail(t *testing.T) {
 			}
 			if t.Failed() {
 				logFindings(t, res)
+			}
+		})
+	}
+}
+
+// TestExampleHeadsThatDoNotChangeTheStep runs the check on the example's
+// heads whose restore step renders the same at base and head: a refactor
+// with the same output, and a prompt change on a base whose step already
+// fails scenarios. Neither can fail; the second shows the base's failures
+// as "fails before this change".
+func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
+	cases := []struct {
+		head   string
+		before []string // scenarios that fail before this change
+		pass   []string
+	}{
+		{head: examples.HeadRefactor, pass: []string{"no-change", "add-benchmark-with-space", "committed-edit", "no-baseline-file", "unrelated-checkout"}},
+		{head: examples.HeadFailingBase, before: []string{"add-benchmark-with-space", "quotes-and-backslash-in-name"}, pass: []string{"edit-test-file", "no-change"}},
+	}
+	for _, c := range cases {
+		t.Run(c.head, func(t *testing.T) {
+			in := exampleInput(t, c.head)
+			in.Config.Restore.Random.Count = 0
+			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.before, c.pass...)...)}).Run(context.Background(), in)
+			if res.Conclusion != checks.Success {
+				logFindings(t, res)
+				t.Fatalf("conclusion %s, want success: %s", res.Conclusion, res.Title)
+			}
+			v := verdicts(t, res)
+			for _, name := range c.before {
+				if v[name] != verdictBefore {
+					t.Errorf("%s: verdict %q, want %q", name, v[name], verdictBefore)
+				}
+			}
+			for _, name := range c.pass {
+				if v[name] != string(Pass) {
+					t.Errorf("%s: verdict %q, want pass", name, v[name])
+				}
+			}
+			if !slices.ContainsFunc(res.Notes, func(n string) bool {
+				return strings.HasPrefix(n, "The restore step and its policy render the same bytes at base and head in each of 4 variable sets")
+			}) {
+				t.Errorf("no note says the step is unchanged: %q", res.Notes)
+			}
+			for _, f := range res.Findings {
+				if f.Level == checks.LevelFailure {
+					t.Errorf("failure finding: %s", f.Message)
+				}
 			}
 		})
 	}
