@@ -92,6 +92,8 @@ func TestRenderCaps(t *testing.T) {
 			map[string]string{"tpl/a.txt": "a", "tpl/b.txt": "b", "tpl/c.txt": "c", "tpl/d.txt": "d", "tpl/e.txt": "e"}, "", "limits.templates allows 3 (at most 2000)"},
 		{"output", group("limits: {render_output: 1000}\n"),
 			map[string]string{"tpl/a.txt": "{{ 'x' * 2000 }}"}, "tpl/a.txt", "larger than the limit of 1000 bytes (limits.render_output)"},
+		{"big template file", group("limits: {render_output: 1000}\n"),
+			map[string]string{"tpl/a.txt": strings.Repeat("x", 2000)}, "tpl/a.txt", "the template file is 2000 bytes, more than the 1000 bytes that limits.render_output allows"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -134,15 +134,23 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 			return nil, fmt.Errorf("read %s at %s: %w", g.Root, short(rev), err)
 		}
 		links[key] = ln
-		if len(ln) > 0 {
+		// A file larger than the output limit is not sent to a renderer:
+		// a 100 MB template cost gigabytes in the parsers and the Jinja2
+		// request. Its own render fails with a finding (see bigFile).
+		big := false
+		for _, data := range files {
+			big = big || len(data) > lim.RenderOutput
+		}
+		if len(ln) > 0 || big {
 			regular := make(map[string][]byte, len(files))
 			for p, data := range files {
-				if _, isLink := ln[p]; !isLink {
+				if _, isLink := ln[p]; !isLink && len(data) <= lim.RenderOutput {
 					regular[p] = data
 				}
 			}
 			files = regular
 		}
+
 		e, err := jinja.NewEnv(files, g.Root, g.Jinja)
 		if err != nil {
 			return nil, err
@@ -173,6 +181,8 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 			baseT = parse(e, t.OldRel)
 			if target, ok := links[[2]string{in.Plan.MergeBase, g.Name}][t.OldPath]; ok {
 				baseT.err = &jinja.Error{File: t.OldPath, Msg: fmt.Sprintf("the template is a symbolic link to %q at base; it was not followed", target)}
+			} else if err := c.bigFile(ctx, in, in.Plan.MergeBase, g, t.OldPath, lim); err != nil {
+				baseT.err = err
 			}
 		}
 		if t.AtHead() {
@@ -186,6 +196,9 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 				continue
 			}
 			headT = parse(e, t.Rel)
+			if err := c.bigFile(ctx, in, in.Plan.Head, g, t.Path, lim); err != nil {
+				headT.err = err
+			}
 		}
 		sets, total := g.VarSetsUpTo(entry, lim.VarSets)
 		if total > lim.VarSets {
@@ -213,6 +226,22 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 
 // parsed is a template of one side, checked for UTF-8; the render worker
 // parses it once, at its first render.
+// bigFile returns an error when the template file is larger than
+// limits.render_output: it is not rendered (a template without tags renders
+// to itself, so its output would pass the limit anyway).
+func (c *Check) bigFile(ctx context.Context, in *checks.Input, rev string, g *config.Group, file string, lim config.Limits) error {
+	files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+	if err != nil {
+		return nil // the caller has read the same tree
+	}
+	if n := len(files[file]); n > lim.RenderOutput {
+		return &jinja.Error{File: file, Stopped: true, Msg: fmt.Sprintf(
+			"the template file is %d bytes, more than the %d bytes that limits.render_output allows (at most %d); it was not rendered",
+			n, lim.RenderOutput, config.CeilingLimits.RenderOutput)}
+	}
+	return nil
+}
+
 type parsed struct {
 	env  *jinja.Env
 	name string
