@@ -159,6 +159,7 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		return e, nil
 	}
 	var jobs []*job
+	kept := 0 // bytes of output kept for the diff, bash -n and the cross-check
 	for _, t := range templates {
 		g, ok := in.Config.Group(t.Group)
 		if !ok {
@@ -209,10 +210,10 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		for _, set := range sets {
 			j := &job{tmpl: t, group: g, entry: entry, set: set}
 			if baseT != nil {
-				j.base = baseT.render(ctx, r, set.Vars)
+				j.base = baseT.render(ctx, r, set.Vars, &kept)
 			}
 			if headT != nil {
-				j.head = headT.render(ctx, r, set.Vars)
+				j.head = headT.render(ctx, r, set.Vars, &kept)
 			}
 			j.shell = isShell(entry, t.Rel, j.head.output)
 			jobs = append(jobs, j)
@@ -276,13 +277,24 @@ func invalidUTF8At(s string) (line, col int) {
 	return line, 0
 }
 
-func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]any) side {
+// MaxKeptOutput is the most rendered output one run keeps in memory (for
+// the diff, bash -n and the Jinja2 cross-check): each render may write up
+// to limits.render_output, for every variable set of every template.
+const MaxKeptOutput = 64 << 20
+
+func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]any, kept *int) side {
 	s := side{env: p.env, name: p.name}
 	if p.err != nil {
 		s.err = p.err
 		return s
 	}
+	if *kept > MaxKeptOutput {
+		s.err = &jinja.Error{File: path.Join(p.env.Root(), p.name), Stopped: true, Msg: fmt.Sprintf(
+			"not rendered: the outputs of this change passed %d MiB in all, the most one run keeps", MaxKeptOutput>>20)}
+		return s
+	}
 	s.output, s.err = r.Render(ctx, p.env, p.name, vars)
+	*kept += len(s.output)
 	// A render stopped by a limit would stop again for the next variable
 	// set: a loop that runs past the time limit for 64 sets would hold the
 	// check for 64 limits.

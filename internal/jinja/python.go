@@ -55,7 +55,7 @@ type PyResult struct {
 
 // MaxPythonTotal is the largest total of the outputs (as JSON) of one
 // RenderPython run; the jobs past it are skipped.
-const MaxPythonTotal = 96 << 20
+const MaxPythonTotal = 48 << 20
 
 type pyFound struct {
 	path, version string
