@@ -88,6 +88,16 @@ func TestAppFailsClosed(t *testing.T) {
 			want:   map[string]string{"template-verify / gate": "failure foo", "template-verify / render": "failure foo", RunName: "failure foo"},
 		},
 		{
+			// A panic in the verification is an error of this job; the
+			// server goes on.
+			name:  "panic in the verification",
+			files: map[string]string{"templates/a/test.sh": "echo changed\n"},
+			verify: func(*harness) VerifyFunc {
+				return func(context.Context, VerifyInput) (*report.Report, error) { panic("index out of range [3]") }
+			},
+			want: map[string]string{"template-verify / gate": "failure range", "template-verify / render": "failure range", RunName: "failure range"},
+		},
+		{
 			// A check that did not run is never a pass: the App's run
 			// follows the gate, not "neutral".
 			name:   "a check did not run",

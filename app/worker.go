@@ -199,11 +199,23 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 	if err := s.store.Put(j); err != nil {
 		return runs, nil, err
 	}
-	rep, err := s.verify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log})
+	rep, err := s.safeVerify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log})
 	if err != nil {
 		return runs, nil, fmt.Errorf("verify: %w", err)
 	}
 	return runs, rep, nil
+}
+
+// safeVerify runs the verification; a panic in it is an error of this job,
+// not the end of the server. (A fatal error of the runtime still ends the
+// process; MaxAttempts bounds how often a job does that.)
+func (s *Server) safeVerify(ctx context.Context, in VerifyInput) (rep *report.Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rep, err = nil, fmt.Errorf("the verification stopped with an internal error: %v", p)
+		}
+	}()
+	return s.verify(ctx, in)
 }
 
 // publish completes the check runs and the gate, writes the comment and
