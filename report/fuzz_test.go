@@ -9,7 +9,7 @@ import (
 
 // FuzzMarkdown puts random text into the fields a check fills. The comment
 // always renders, fits the limit, and keeps its structure: sections,
-// fences, diagram and footer rules hold whatever the text.
+// fences and footer rules hold whatever the text.
 func FuzzMarkdown(f *testing.F) {
 	f.Add("title", "message", "details\n```\n", "--- a\n+++ b\n", "render", 4000)
 	f.Add("## Usage", "<!-- x", "````", "\n\n\n", "a|b", 2000)

@@ -415,7 +415,7 @@ func TestEscapeHTML(t *testing.T) {
 
 // TestHostileText puts markdown structure into every string a check
 // provides. The comment keeps its own structure: the same sections, closed
-// fences, a diagram that parses, whole tables.
+// fences, whole tables.
 func TestHostileText(t *testing.T) {
 	evil := "x\n\n## Usage\n\n```\n</details> <!-- | a | b |\n- item\n1. step\n> quote ``` `"
 	r := failingRender()
