@@ -132,6 +132,9 @@ func runRestore(t *testing.T, section string, sc restoreScenario) []string {
 		}
 	}
 	logs := filepath.Join(tmp, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil { // test.sh makes it before these sections
+		t.Fatal(err)
+	}
 	script := strings.NewReplacer(pathRepo, repoDir, pathBaseline, baseline, pathLogs, logs, renderedBase, base).Replace(section)
 	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

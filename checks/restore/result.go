@@ -350,7 +350,7 @@ func beforeFinding(step *Step, o Outcome, c comparison) checks.Finding {
 	f := scenarioFinding(step, o)
 	f.Level = beforeLevel(c)
 	f.Title = fmt.Sprintf("Restore scenario %s fails before this change", o.Scenario.Name)
-	f.Message = fmt.Sprintf("Scenario %s fails before this change: %s. %s", o.Scenario.Name, firstDiffs(o.Diffs), beforeWhy(c))
+	f.Message = fmt.Sprintf("Scenario %s: %s. %s", o.Scenario.Name, firstDiffs(o.Diffs), beforeWhy(c))
 	return f
 }
 
@@ -374,11 +374,18 @@ func preludeNote(s *Step) string {
 	if len(s.Prelude.Options) > 0 {
 		parts = append(parts, "the shell options "+strings.Join(s.Prelude.Options, ", "))
 	}
-	if len(s.Prelude.Vars) > 0 {
-		parts = append(parts, "the variables "+strings.Join(s.Prelude.Vars, ", "))
+	if n := len(s.Prelude.Vars); n > 0 {
+		parts = append(parts, pluralWord(n, "the variable ", "the variables ")+strings.Join(s.Prelude.Vars, ", "))
 	}
-	if len(s.Prelude.Funcs) > 0 {
-		parts = append(parts, "the functions "+strings.Join(s.Prelude.Funcs, ", "))
+	if n := len(s.Prelude.Funcs); n > 0 {
+		parts = append(parts, pluralWord(n, "the function ", "the functions ")+strings.Join(s.Prelude.Funcs, ", "))
 	}
 	return "The step runs as the script runs it, with " + strings.Join(parts, " and ") + " that the script sets before the section."
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

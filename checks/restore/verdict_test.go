@@ -50,7 +50,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			want:      checks.Success,
 			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore, "edit-test-file": "pass"},
 			atBase:    map[string]string{"add-benchmark-with-space": "fail", "edit-test-file": "not run"},
-			finding:   "Scenario add-benchmark-with-space fails before this change: ", level: checks.LevelWarning,
+			finding:   "Scenario add-benchmark-with-space: benchmarks/sp ace.py: still present, the model deletes it", level: checks.LevelWarning,
 		},
 		{
 			name: "step unchanged: nothing can fail the PR", base: "spaces.sh", head: "spaces.sh", otherFile: true,
@@ -66,7 +66,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			want:      checks.Failure,
 			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore},
 			atBase:    map[string]string{"add-benchmark-with-space": "fail"},
-			finding:   "fails before this change", level: checks.LevelFailure,
+			finding:   "The base's step fails it with the same differences", level: checks.LevelFailure,
 		},
 		{
 			name: "a failure only at head fails", base: "good.sh", head: "spaces.sh",
@@ -114,7 +114,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			scenarios: []string{"edit-test-file", "no-baseline-file"},
 			want:      checks.Success,
 			verdicts:  map[string]string{"edit-test-file": "pass", "no-baseline-file": "pass"},
-			note:      "the variables _fc_report",
+			note:      "the variable _fc_report that the script sets",
 		},
 		{
 			name: "fallback to the rendered base_commit", base: "good.sh", head: "fallback.sh", cfg: restoreKey("fallback: base_commit"),

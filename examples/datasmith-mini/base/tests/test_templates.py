@@ -234,6 +234,7 @@ def run_restore(tmp_path):
     script = harbor_env().get_template("tests/test.sh").render(
         **{**HARBOR_VARS, "base_commit": base_commit, "run_pytest": True, "rounds": None})
     step = "set -euo pipefail\n" + section(script, "Capture patch") + section(script, "Restore protected paths")
+    (tmp_path / "logs").mkdir(exist_ok=True)  # test.sh makes it before these sections
     step = step.replace("/workspace/repo", str(tmp_path / "repo"))
     step = step.replace("/opt/fc_baseline_sha", str(tmp_path / "fc_baseline_sha"))
     step = step.replace("/logs/artifacts", str(tmp_path / "logs"))
