@@ -85,21 +85,25 @@ func TestRenderCaps(t *testing.T) {
 		head      map[string]string
 		file      string
 		want      string
+		maxKept   int
 	}{
 		{"matrix bomb", "version: 1\ngroups:\n  - name: t\n    root: tpl\n    matrix: {" + bomb.String() + "}\n    templates:\n      - path: \"**\"\n",
-			map[string]string{"tpl/a.txt": "{{ k00 }}\n"}, "tpl/a.txt", "limits.var_sets allows 64 (at most 256)"},
+			map[string]string{"tpl/a.txt": "{{ k00 }}\n"}, "tpl/a.txt", "limits.var_sets allows 64 (at most 256)", 0},
 		{"too many templates", group("limits: {templates: 3}\n"),
-			map[string]string{"tpl/a.txt": "a", "tpl/b.txt": "b", "tpl/c.txt": "c", "tpl/d.txt": "d", "tpl/e.txt": "e"}, "", "limits.templates allows 3 (at most 2000)"},
+			map[string]string{"tpl/a.txt": "a", "tpl/b.txt": "b", "tpl/c.txt": "c", "tpl/d.txt": "d", "tpl/e.txt": "e"}, "", "limits.templates allows 3 (at most 2000)", 0},
 		{"output", group("limits: {render_output: 1000}\n"),
-			map[string]string{"tpl/a.txt": "{{ 'x' * 2000 }}"}, "tpl/a.txt", "larger than the limit of 1000 bytes (limits.render_output)"},
+			map[string]string{"tpl/a.txt": "{{ 'x' * 2000 }}"}, "tpl/a.txt", "larger than the limit of 1000 bytes (limits.render_output)", 0},
+		{"kept output", group(""), map[string]string{"tpl/a.txt": "{{ 'x' * 600 }}", "tpl/b.txt": "{{ 'y' * 600 }}"}, "tpl/b.txt",
+			"not rendered: the outputs of this change passed 1000 bytes in all, the most one run keeps", 1000},
 		{"big template file", group("limits: {render_output: 1000}\n"),
-			map[string]string{"tpl/a.txt": strings.Repeat("x", 2000)}, "tpl/a.txt", "the template file is 2000 bytes, more than the 1000 bytes that limits.render_output allows"},
+			map[string]string{"tpl/a.txt": strings.Repeat("x", 2000)}, "tpl/a.txt", "the template file is 2000 bytes, more than the 1000 bytes that limits.render_output allows", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := inputConfig(t, c.cfg, map[string]string{"tpl/base.txt": "base\n"}, c.head, nil)
 			c2 := New()
 			c2.Python = noPython
+			c2.MaxKept = c.maxKept
 			res := c2.Run(context.Background(), in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s:\n%s", res.Conclusion, findingsText(res))

@@ -25,6 +25,8 @@ type Check struct {
 	Python func(ctx context.Context) (path, version string, ok bool)
 	// RenderTime, when set, replaces limits.render_time (for tests).
 	RenderTime time.Duration
+	// MaxKept, when set, replaces MaxKeptOutput (for tests).
+	MaxKept int
 }
 
 // New returns the render check.
@@ -159,7 +161,12 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		return e, nil
 	}
 	var jobs []*job
-	kept := 0 // bytes of output kept for the diff, bash -n and the cross-check
+	// kept counts the bytes of output kept for the diff, bash -n and the
+	// cross-check; past maxKept the rest is not rendered.
+	kept := keptBudget{max: MaxKeptOutput}
+	if c.MaxKept > 0 {
+		kept.max = c.MaxKept
+	}
 	for _, t := range templates {
 		g, ok := in.Config.Group(t.Group)
 		if !ok {
@@ -282,19 +289,24 @@ func invalidUTF8At(s string) (line, col int) {
 // to limits.render_output, for every variable set of every template.
 const MaxKeptOutput = 64 << 20
 
-func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]any, kept *int) side {
+type keptBudget struct{ n, max int }
+
+func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]any, kept *keptBudget) side {
 	s := side{env: p.env, name: p.name}
 	if p.err != nil {
 		s.err = p.err
 		return s
 	}
-	if *kept > MaxKeptOutput {
-		s.err = &jinja.Error{File: path.Join(p.env.Root(), p.name), Stopped: true, Msg: fmt.Sprintf(
-			"not rendered: the outputs of this change passed %d MiB in all, the most one run keeps", MaxKeptOutput>>20)}
+	full := &jinja.Error{File: path.Join(p.env.Root(), p.name), Stopped: true, Msg: fmt.Sprintf(
+		"not rendered: the outputs of this change passed %s in all, the most one run keeps", sizeText(kept.max))}
+	if kept.n > kept.max {
+		s.err = full
 		return s
 	}
 	s.output, s.err = r.Render(ctx, p.env, p.name, vars)
-	*kept += len(s.output)
+	if kept.n += len(s.output); kept.n > kept.max {
+		s.output, s.err = "", full
+	}
 	// A render stopped by a limit would stop again for the next variable
 	// set: a loop that runs past the time limit for 64 sets would hold the
 	// check for 64 limits.
@@ -369,4 +381,11 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
