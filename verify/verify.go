@@ -131,16 +131,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	eff.PreExisting = policy.Config.PreExisting
 	eff.Limits = tighter(cfg.Limits.Effective(), policy.Config.Limits.Effective())
 	rep.Templates = p.Templates
-	var scope *checks.Finding
+	changes := dropped
 	if baseCfg != nil {
-		var note string
-		scope, note = scopeFinding(append(scopeChanges(baseCfg, cfg), dropped...), added, cfg.Source)
-		if note != "" {
-			rep.Notes = append([]string{note}, rep.Notes...)
-		}
-	} else if len(added) > 0 || len(dropped) > 0 {
-		var note string
-		scope, note = scopeFinding(dropped, added, cfg.Source)
+		changes = append(scopeChanges(baseCfg, cfg), dropped...)
+	}
+	scope, note := scopeFinding(changes, added, cfg.Source)
+	if note != "" {
 		rep.Notes = append([]string{note}, rep.Notes...)
 	}
 	if p.Empty() {
