@@ -178,3 +178,38 @@ const billionLaughs = `<?xml version="1.0"?>
  <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
 ]>
 <testsuite tests="1"><testcase classname="tests.test_calc" name="test_add"><failure message="&lol9;">&lol9;</failure></testcase></testsuite>`
+
+// TestHeadCannotChangeTheBaseRun: the head's tests write a usercustomize
+// module into HOME that puts a broken calc.py first on sys.path. If the
+// base run shared the head's HOME, the regression in calc.add would fail
+// at the base too and be excused as "failing before the change".
+func TestHeadCannotChangeTheBaseRun(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	conftest := `import os, site, sys
+
+evil = os.path.join(os.environ["HOME"], "evil")
+os.makedirs(evil, exist_ok=True)
+with open(os.path.join(evil, "calc.py"), "w") as f:
+    f.write("def add(a, b):\n    return 0\n\n\ndef mul(a, b):\n    return a * b\n")
+user = site.getusersitepackages()
+os.makedirs(user, exist_ok=True)
+with open(os.path.join(user, "usercustomize.py"), "w") as f:
+    f.write("import sys\nsys.path.insert(0, %r)\n" % evil)
+`
+	dir := makeRepo(t, calcBase, map[string]string{
+		"tests/conftest.py": conftest,
+		"src/calc.py":       "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+	})
+	res := runCheck(t, dir, suiteConfig([]string{"tests/test_calc.py"}, map[string]string{"PYTHONPATH": "src"}))
+	if res.Conclusion != checks.Failure {
+		t.Errorf("conclusion %s, want failure: %s\n%s", res.Conclusion, res.Title, res.Summary)
+	}
+	f, ok := findingsByTitle(res)["Regression: tests/test_calc.py::test_add"]
+	if !ok || f.Level != checks.LevelFailure {
+		for _, f := range res.Findings {
+			t.Logf("%s: %s", f.Title, f.Message)
+		}
+		t.Errorf("no regression finding for test_add")
+	}
+}

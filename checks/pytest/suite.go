@@ -47,7 +47,6 @@ type suiteRun struct {
 	trees   *checkouts
 	suite   config.Suite
 	timeout time.Duration
-	home    string
 	env     []string
 	label   string
 	res     suiteResult
@@ -88,7 +87,6 @@ func (sr *suiteRun) run(ctx context.Context) {
 		sr.fail(suiteFailed, "A temporary folder could not be made.", checks.Finding{Level: checks.LevelFailure, Title: "Internal error", Message: err.Error()})
 		return
 	}
-	sr.home = home
 	first, err := sr.r.run(ctx, head, home, sr.env, sr.suite.Files, sr.timeout)
 	if err != nil {
 		sr.fail(suiteFailed, "pytest could not start.", checks.Finding{Level: checks.LevelFailure, Title: "pytest could not start", Message: err.Error()})
@@ -229,7 +227,15 @@ func (sr *suiteRun) atBase(ctx context.Context, first *pyRun, twice []string) {
 	}
 	var br *pyRun
 	if len(files) > 0 {
-		br, err = sr.r.run(ctx, base, sr.home, sr.env, files, sr.timeout)
+		// A HOME of its own: the head's tests could have written into
+		// theirs (a usercustomize module, a config) to fail the base run
+		// too and have a regression excused as failing before.
+		home, err := os.MkdirTemp(sr.r.scratch, "home-base-")
+		if err != nil {
+			unknown("A temporary folder could not be made: " + err.Error() + ".")
+			return
+		}
+		br, err = sr.r.run(ctx, base, home, sr.env, files, sr.timeout)
 		if err != nil || br.Out.Err != nil || br.Report == nil {
 			why := "The run at the base did not finish."
 			if br != nil && br.Out.Err != nil {
