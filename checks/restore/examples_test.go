@@ -224,3 +224,19 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleBadHeadKeepsTheStep runs the check on the example's bad head:
+// its syntax error comes after the restore section, so the step still
+// runs with the script's options and variables, and passes.
+func TestExampleBadHeadKeepsTheStep(t *testing.T) {
+	in := exampleInput(t, examples.HeadBad)
+	in.Config.Restore.Random.Count = 0
+	res := NewWithOptions(Options{Catalogue: scenarios(t, "no-change", "committed-edit", "no-baseline-file", "unrelated-checkout")}).Run(context.Background(), in)
+	if res.Conclusion != checks.Success {
+		logFindings(t, res)
+		t.Fatalf("conclusion %s, want success: %s", res.Conclusion, res.Title)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "the variable _fc_patch_base") }) {
+		t.Errorf("no note names the variable the step reads: %q", res.Notes)
+	}
+}

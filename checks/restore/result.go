@@ -380,7 +380,7 @@ func preludeNote(s *Step) string {
 	if n := len(s.Prelude.Funcs); n > 0 {
 		parts = append(parts, pluralWord(n, "the function ", "the functions ")+strings.Join(s.Prelude.Funcs, ", "))
 	}
-	return "The step runs as the script runs it, with " + strings.Join(parts, " and ") + " that the script sets before the section."
+	return "The step runs with " + strings.Join(parts, " and ") + ", as the script sets them before the section."
 }
 
 func pluralWord(n int, one, many string) string {

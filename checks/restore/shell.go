@@ -37,10 +37,15 @@ const errTrap = `trap 'printf "` + errMarker + `%s %s\n" "$?" "$LINENO" >&2' ERR
 // ExtractPrelude parses the rendered script with mvdan.cc/sh and returns
 // the prelude of the section that starts at line start (1-based).
 func ExtractPrelude(script string, start int, section string) (Prelude, error) {
+	// Only the lines before the section are parsed: a syntax error after
+	// it does not change what runs before it.
+	lines := strings.SplitAfter(script, "\n")
+	before := strings.Join(lines[:min(max(start-1, 0), len(lines))], "")
+	script = before
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	file, err := parser.Parse(strings.NewReader(script), "")
+	file, err := parser.Parse(strings.NewReader(before), "")
 	if err != nil {
-		return Prelude{}, fmt.Errorf("the script does not parse as bash: %w", err)
+		return Prelude{}, fmt.Errorf("the script before the section does not parse as bash: %w", err)
 	}
 	sec, err := parser.Parse(strings.NewReader(section), "")
 	if err != nil {
@@ -52,11 +57,8 @@ func ExtractPrelude(script string, start int, section string) (Prelude, error) {
 		assigns []string // variables it assigns
 		fn      string   // function it defines
 	}
-	var before []stmt
+	var stmts []stmt
 	for _, s := range file.Stmts {
-		if int(s.Pos().Line()) >= start {
-			break
-		}
 		st := stmt{node: s}
 		switch c := s.Cmd.(type) {
 		case *syntax.FuncDecl:
@@ -71,14 +73,14 @@ func ExtractPrelude(script string, start int, section string) (Prelude, error) {
 		default:
 			st.assigns = assigned(s)
 		}
-		before = append(before, st)
+		stmts = append(stmts, st)
 	}
 	vars, funcs := map[string]bool{}, map[string]bool{}
 	reads(sec, vars, funcs)
-	keep := make([]bool, len(before))
+	keep := make([]bool, len(stmts))
 	for changed := true; changed; {
 		changed = false
-		for i, st := range before {
+		for i, st := range stmts {
 			if keep[i] {
 				continue
 			}
@@ -95,7 +97,7 @@ func ExtractPrelude(script string, start int, section string) (Prelude, error) {
 	var p Prelude
 	opts := map[string]bool{}
 	var text strings.Builder
-	for i, st := range before {
+	for i, st := range stmts {
 		if !st.isSet && !keep[i] {
 			continue
 		}

@@ -114,7 +114,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			scenarios: []string{"edit-test-file", "no-baseline-file"},
 			want:      checks.Success,
 			verdicts:  map[string]string{"edit-test-file": "pass", "no-baseline-file": "pass"},
-			note:      "the variable _fc_report that the script sets",
+			note:      "the variable _fc_report, as the script sets them before the section",
 		},
 		{
 			name: "fallback to the rendered base_commit", base: "good.sh", head: "fallback.sh", cfg: restoreKey("fallback: base_commit"),
@@ -235,6 +235,11 @@ echo "$(ts) restore against ${FC_BASE} into $OUT"
 		t.Errorf("the set commands are not kept in order:\n%s", p.Text)
 	}
 	if _, err := ExtractPrelude("if then\n# ── Restore\n", 2, "# ── Restore\n"); err == nil {
-		t.Error("a script that does not parse gives no error")
+		t.Error("a script that does not parse before the section gives no error")
+	}
+	// A syntax error after the section does not matter.
+	broken := script + "# ── Next\nif true; then\n"
+	if p, err := ExtractPrelude(broken, start, sec); err != nil || !slices.Equal(p.Vars, []string{"FC_BASE", "LOG_DIR", "OUT"}) {
+		t.Errorf("with a syntax error after the section: %q, %v", p.Vars, err)
 	}
 }
