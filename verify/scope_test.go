@@ -329,3 +329,24 @@ func TestHeadCannotPointRestoreElsewhere(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+func TestHeadCannotRelaxTheRefusalExit(t *testing.T) {
+	const restore = "restore: {template: 't:a.sh', section: {start: '^# start', end: '^# end'}, paths: {repo: /r, baseline_sha: /b, logs: /l}, report: /l/r.json, patterns: ['x']%s}\n"
+	for _, tc := range []struct{ name, base, head, want string }{
+		{"head relaxes", ", refusal_exit: zero", ", refusal_exit: any", "zero"},
+		{"head leaves it out", ", refusal_exit: nonzero", "", "nonzero"},
+		{"head tightens", "", ", refusal_exit: zero", "zero"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoWith(t, cfgA+fmt.Sprintf(restore, tc.base), cfgA+fmt.Sprintf(restore, tc.head))
+			var got *config.Config
+			if _, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
+				Checks: func() []checks.Check { return []checks.Check{configCheck{&got}} }}); err != nil {
+				t.Fatal(err)
+			}
+			if rule := got.Restore.RefusalExitRule(); rule != tc.want {
+				t.Fatalf("refusal_exit %q, want %q", rule, tc.want)
+			}
+		})
+	}
+}

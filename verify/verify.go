@@ -130,6 +130,13 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	// What decides the gate and bounds the run comes from the base.
 	eff.PreExisting = policy.Config.PreExisting
 	eff.Limits = tighter(cfg.Limits.Effective(), policy.Config.Limits.Effective())
+	if br := policy.Config.Restore; eff.Restore != nil && br != nil && br.RefusalExitRule() != config.RefusalExitAny {
+		// The base judges the exit code of a refusal: the head can only
+		// ask for a judgment where the base has none.
+		r := *eff.Restore
+		r.RefusalExit = br.RefusalExit
+		eff.Restore = &r
+	}
 	rep.Templates = p.Templates
 	changes := dropped
 	if baseCfg != nil {
