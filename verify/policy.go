@@ -10,8 +10,8 @@ import (
 )
 
 // Policy is everything that decides the gate and bounds a run: the gated
-// branches, pre_existing, the time limits of the checks and the limits
-// block. It is read at the base commit, which the pull request cannot
+// branches, pre_existing, restore.refusal_exit (where the base sets it),
+// the time limits of the checks and the limits block. It is read at the base commit, which the pull request cannot
 // change; the head's configuration can tighten a limit, never lift it.
 // The Action, the App and Run read it through GatePolicy alone.
 type Policy struct {
