@@ -207,9 +207,10 @@ func linksLine(r *Report) string {
 	return strings.Join(s, " ")
 }
 
-// bracketText keeps link text from closing the link early.
+// bracketText keeps link text from closing the link early (prose has
+// escaped "[" already).
 func bracketText(s string) string {
-	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+	return strings.ReplaceAll(s, "]", `\]`)
 }
 
 // pluralNouns are the nouns whose plural a check may write after "1".

@@ -124,7 +124,7 @@ func LongestRun(s string, c byte) int {
 // the end, are escaped, so that s cannot change how the text after it
 // reads. Escape is idempotent.
 func Escape(s string) string {
-	if !strings.ContainsAny(s, "<&@#`\\") {
+	if !strings.ContainsAny(s, "<&@#[`\\") {
 		return s
 	}
 	var b strings.Builder
@@ -159,6 +159,11 @@ func Escape(s string) string {
 			i = end + n
 		case '<':
 			b.WriteString("&lt;")
+			i++
+		case '[':
+			// No link or image: text from a pull request cannot put a
+			// link with text of its choice in the comment.
+			b.WriteString(`\[`)
 			i++
 		case '&':
 			// A reference shows as text: "&amp;", then its name or number

@@ -41,11 +41,12 @@ func TestInline(t *testing.T) {
 		{"&#64;admin &commat;x &#x40;y", "&amp;#\u200b64;admin &amp;commat;x &amp;#x40;y"},
 		{"a && b &amp; c &lt;", "a && b &amp; c &lt;"},
 		{"mail a@b.org, @ alone, @-x", "mail a@\u200bb.org, @ alone, @-x"},
-		{"\x1b[31mred\x1b[0m \u202eevil\u202c \u0085x \x00y", "[31mred[0m evil x y"},
+		{"\x1b[31mred\x1b[0m \u202eevil\u202c \u0085x \x00y", "\\[31mred\\[0m evil x y"},
 		{"line\r\n::error::z", "line ::error::z"},
 		{"at /tmp/template-verify-1a2b/restore/s1/t.py:4", "at …/restore/s1/t.py:4"},
 		{"/var/tmp/x/template-verify-demo-9 done", "… done"},
 		{"template-verify run", "template-verify run"},
+		{"[Approve](https://x.invalid) ![i](https://x.invalid/t.png) `[in](code)`", "\\[Approve](https://x.invalid) !\\[i](https://x.invalid/t.png) `[in](code)`"},
 		{"fixes #12 and octo/repo#3, not #x or `#4`", "fixes #\u200b12 and octo/repo#\u200b3, not #x or `#4`"},
 	} {
 		got := Inline(tc.in)

@@ -30,6 +30,7 @@ var Hostile = []string{
 	"see /tmp/template-verify-123abc/restore/s1/tests/test_a.py line 4",
 	"bidi \u202eevil\u202c and \u0085next \u009b31m",
 	"fixes #1 and octo/repo#2",
+	"[Approve this PR](https://evil.invalid/) ![pixel](https://evil.invalid/p.png)",
 }
 
 // allowedTags are the HTML elements the comment writes itself.
@@ -37,6 +38,10 @@ var allowedTags = regexp.MustCompile(`^</?(details|summary|br)( open)?>`)
 
 // mention is what GitHub turns into a ping: @ after a non-word character.
 var mention = regexp.MustCompile(`(^|[^A-Za-z0-9_])@[A-Za-z0-9]`)
+
+// link is a link or an image that PR text would choose: the comment's own
+// links go to GitHub pages whose text is a check name or a file line.
+var link = regexp.MustCompile(`\[[^\]]*\]\(https://evil`)
 
 // reference is what GitHub links to an issue and marks in its timeline.
 var reference = regexp.MustCompile(`#[0-9]`)
@@ -64,7 +69,13 @@ func OutsideCode(md string) []string {
 		for i := 0; i < len(line); {
 			switch c := line[i]; {
 			case c == '\\' && i+1 < len(line) && unicode.IsPunct(rune(line[i+1])) || c == '\\' && i+1 < len(line) && strings.ContainsRune("`<>@&", rune(line[i+1])):
-				b.WriteByte(line[i+1])
+				// An escaped "[" or "<" is text, not markup: a
+				// placeholder keeps the checks below from reading it.
+				if e := line[i+1]; e == '[' || e == '<' {
+					b.WriteString("·")
+				} else {
+					b.WriteByte(e)
+				}
 				i += 2
 			case c == '`':
 				n := 0
@@ -124,6 +135,9 @@ func Unsafe(md string, comment bool) []string {
 	for _, l := range OutsideCode(md) {
 		if mention.MatchString(l) {
 			bad = append(bad, "a mention pings: "+mention.FindString(l))
+		}
+		if link.MatchString(l) {
+			bad = append(bad, "a link or image: "+link.FindString(l))
 		}
 		if reference.MatchString(l) {
 			bad = append(bad, "an issue reference: "+reference.FindString(l))

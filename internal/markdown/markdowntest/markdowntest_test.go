@@ -10,6 +10,7 @@ func TestOutsideCode(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"a `<b>` c", "a   c"},
 		{"a \\`<b>` c", "a `<b>` c"},
+		{"\\[x](y) \\<b>", "·x](y) ·b>"},
 		{"``a`b`` <x>", "  <x>"},
 		{"```\n<x>\n```\ny", "y"},
 		{"`open <x>", "`open <x>"},
