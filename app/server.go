@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -153,6 +154,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.sweepWork()
 	if err := nice.Set(s.cfg.Nice); err != nil {
 		return err
 	}
@@ -172,6 +174,7 @@ func (s *Server) Start(ctx context.Context) error {
 			s.sched.add(j)
 		case StateRunning:
 			s.log.Info("a run stopped with the server; it runs again", append(jobAttrs(j), "delivery", j.Delivery)...)
+			s.recoverRuns(ctx, j)
 			s.resume(j)
 		}
 	}
@@ -221,11 +224,31 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.store.Close()
 }
 
-// workDir is the folder of one job's clone. Its name is a hash of the
-// delivery id, never the id: the id comes from an unsigned header.
+// workDir is the folder of one attempt's clone. Its name is a hash of the
+// delivery id and the attempt, never the id: the id comes from an
+// unsigned header. Each attempt has its own folder, so that a git process
+// left over from a killed server cannot write into the clone of the next.
 func (s *Server) workDir(j *Job) string {
-	sum := sha256.Sum256([]byte("work\x00" + j.Delivery))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("work\x00%s\x00%d", j.Delivery, j.Attempts)))
 	return filepath.Join(s.cfg.DataDir, "work", hex.EncodeToString(sum[:16]))
+}
+
+// sweepWork removes the work folders a stopped or killed server left.
+// It runs at start, before any worker.
+func (s *Server) sweepWork() {
+	root := filepath.Join(s.cfg.DataDir, "work")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("list the work folders", "error", err)
+		}
+		return
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			s.log.Warn("remove a work folder left by a stopped server", "folder", e.Name(), "error", err)
+		}
+	}
 }
 
 func (s *Server) removeWork(j *Job) {

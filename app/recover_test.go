@@ -1,0 +1,61 @@
+package app
+
+import (
+	"bytes"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// A kill between creating the per-check runs and storing their ids left
+// them in progress for good; the restart finds them on the head and
+// concludes them (seen in TestFloodThenKillRunsEachHeadOnce).
+func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
+	h := newHarness(t)
+	h.gh.SetPermission(testFull, "dev", "write")
+	h.addPull(6, h.repo.heads[2], false)
+	// The killed server's runs: created, their ids never stored.
+	var left []int64
+	for _, name := range []string{"template-verify / render", "template-verify / gate"} {
+		body := mustJSON(map[string]any{"name": name, "head_sha": h.repo.heads[2], "status": "in_progress"})
+		req, _ := http.NewRequest(http.MethodPost, h.gh.URL+"/repos/"+testFull+"/check-runs", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer unused-admin-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create the left-over run: %d", resp.StatusCode)
+		}
+		left = append(left, h.gh.CheckRuns()[len(h.gh.CheckRuns())-1].ID)
+	}
+	st, err := OpenStore(h.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &Job{
+		Delivery: testDeliveryID("killed"), Event: "pull_request", Action: "synchronize", Installation: testInst,
+		Owner: testOwner, Repo: testRepo, CloneURL: h.git.URL + "/" + testRepo, PR: 6, HeadSHA: h.repo.heads[2],
+		BaseSHA: h.repo.base, BaseRef: "main", Author: "dev", State: StateRunning, Accepted: time.Now().UTC(), Attempts: 1,
+	}
+	if err := st.Put(j); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v := &stubVerify{}
+	h.start(v.fn)
+	waitFor(t, "the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })
+	for _, c := range h.gh.CheckRuns() {
+		if c.Status != "completed" {
+			t.Errorf("run %d %q is still %s", c.ID, c.Name, c.Status)
+		}
+	}
+	for _, c := range h.gh.CheckRuns() {
+		if (c.ID == left[0] || c.ID == left[1]) && c.Conclusion != "cancelled" {
+			t.Errorf("left-over run %d %q: %q, want cancelled", c.ID, c.Name, c.Conclusion)
+		}
+	}
+}
