@@ -53,6 +53,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{a}/{b}", s.getIssuePath)
 	m.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	m.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
+	m.HandleFunc("DELETE /repos/{owner}/{repo}/issues/comments/{id}", s.deleteComment)
 	m.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
 	m.HandleFunc("GET /user", s.getUser)
 	m.HandleFunc("POST /app/installations/{id}/access_tokens", s.createInstallationToken)
