@@ -213,3 +213,22 @@ with open(os.path.join(user, "usercustomize.py"), "w") as f:
 		t.Errorf("no regression finding for test_add")
 	}
 }
+
+// TestHeadCannotHideTestsFromTheCheckout: a .gitattributes at head that
+// marks the failing test file export-ignore must not take it out of the
+// tree the suite runs in; a checkout has every file of the commit.
+func TestHeadCannotHideTestsFromTheCheckout(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	dir := makeRepo(t, calcBase, map[string]string{
+		".gitattributes": "tests/test_calc.py export-ignore\n",
+		"src/calc.py":    "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+	})
+	res := runCheck(t, dir, suiteConfig([]string{"tests"}, map[string]string{"PYTHONPATH": "src"}))
+	if res.Conclusion != checks.Failure {
+		t.Errorf("conclusion %s, want failure: %s\n%s", res.Conclusion, res.Title, res.Summary)
+	}
+	if f, ok := findingsByTitle(res)["Regression: tests/test_calc.py::test_add"]; !ok || f.Level != checks.LevelFailure {
+		t.Errorf("no regression finding for test_add: %+v", res.Findings)
+	}
+}

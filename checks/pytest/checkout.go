@@ -10,9 +10,11 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
-// checkouts exports the head and the merge base into separate folders,
-// each once and only when needed. The exports hold no .git folder, so
-// tests cannot change the verified repository.
+// checkouts checks out the head and the merge base into separate folders,
+// each once and only when needed. The checkouts hold no .git folder, so
+// tests cannot change the verified repository. They are checkouts, not
+// git archive exports: a .gitattributes of the head cannot mark a failing
+// test file export-ignore and so leave it out of the suite.
 type checkouts struct {
 	repo       gitx.Repo
 	head, base string // commits
@@ -40,7 +42,7 @@ func (c *checkouts) export(ctx context.Context, name, rev string) (string, error
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", fmt.Errorf("make %s folder: %w", name, err)
 	}
-	if err := c.repo.Export(ctx, rev, d); err != nil {
+	if err := c.repo.Checkout(ctx, rev, d); err != nil {
 		return "", fmt.Errorf("check out %s %s: %w", name, shortSHA(rev), err)
 	}
 	return d, nil

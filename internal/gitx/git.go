@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -81,9 +82,14 @@ func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]
 // run runs git with the arguments full in dir; args (the caller's part of
 // full) names the command in errors.
 func run(ctx context.Context, dir string, stdin io.Reader, args, full []string) ([]byte, error) {
+	return runEnv(ctx, dir, stdin, nil, args, full)
+}
+
+// runEnv is run with env added to Env.
+func runEnv(ctx context.Context, dir string, stdin io.Reader, env, args, full []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
-	cmd.Env = Env()
+	cmd.Env = append(Env(), env...)
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
@@ -310,6 +316,32 @@ func (r Repo) Export(ctx context.Context, rev, dir string) error {
 	}
 	if err := tar.Wait(); err != nil {
 		return fmt.Errorf("tar -x: %s: %w", strings.TrimSpace(tarErr.String()), err)
+	}
+	return nil
+}
+
+// Checkout writes the tree of rev into dir (which must exist), without a
+// .git folder, as a checkout of rev would: every file of the commit, with
+// its mode and symlinks. Unlike Export (git archive), it does not apply
+// the export-ignore and export-subst attributes, so a .gitattributes in
+// the tree cannot leave files out of it or change their content. The
+// repository's own index is not touched: a temporary index is used.
+func (r Repo) Checkout(ctx context.Context, rev, dir string) error {
+	tmp, err := os.MkdirTemp("", "template-verify-index-")
+	if err != nil {
+		return fmt.Errorf("checkout %s: %w", rev, err)
+	}
+	defer os.RemoveAll(tmp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	for _, args := range [][]string{
+		{"read-tree", rev},
+		{"checkout-index", "--all", "--force", "--prefix=" + prefix},
+	} {
+		full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.symlinks=true", "-c", "safe.directory=*"}, args...)
+		if _, err := runEnv(ctx, r.Dir, nil, env, args, full); err != nil {
+			return fmt.Errorf("checkout %s: %w", rev, err)
+		}
 	}
 	return nil
 }
