@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/go-github/v62/github"
 
@@ -29,22 +31,70 @@ func CommentBody(body string) string {
 	return body
 }
 
+// commentLocks serialises the find-or-create of the comment per pull
+// request in this process, so that two jobs of one pull request (two
+// workers) cannot both find no comment and both create one.
+var commentLocks = keyedMutex{held: map[string]*keyedEntry{}}
+
+type keyedMutex struct {
+	mu   sync.Mutex
+	held map[string]*keyedEntry
+}
+
+type keyedEntry struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lock locks key and returns its unlock. Entries go when no one holds or
+// waits for them, so the map does not grow with the pull requests seen.
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	e := k.held[key]
+	if e == nil {
+		e = &keyedEntry{}
+		k.held[key] = e
+	}
+	e.refs++
+	k.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		k.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(k.held, key)
+		}
+		k.mu.Unlock()
+	}
+}
+
 // Comment publishes body as the verification comment of the pull request:
-// it edits the comment that has the marker and the author's login, or
-// creates it when there is none.
+// it edits the comment that starts with the marker and has the author's
+// login, or creates it when there is none. When earlier runs left more
+// than one such comment, it edits the oldest and deletes the others.
+// Within this process, one Comment per pull request runs at a time.
 func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, error) {
 	if p.pr <= 0 {
 		return CommentResult{}, errors.New("publish the comment: no pull request number")
 	}
 	body = CommentBody(body)
-	old, err := p.FindComment(ctx)
+	defer commentLocks.lock(strings.ToLower(p.owner+"/"+p.repo) + "#" + strconv.Itoa(p.pr))()
+	ours, err := p.findComments(ctx)
 	if err != nil {
 		return CommentResult{}, err
 	}
-	if old != nil {
+	if len(ours) > 0 {
+		old := ours[0]
 		c, _, err := p.client.Issues.EditComment(ctx, p.owner, p.repo, old.GetID(), &github.IssueComment{Body: ptr(body)})
 		if err != nil {
 			return CommentResult{}, fmt.Errorf("edit comment %d on pull request #%d: %w", old.GetID(), p.pr, err)
+		}
+		for _, extra := range ours[1:] {
+			if _, err := p.client.Issues.DeleteComment(ctx, p.owner, p.repo, extra.GetID()); err != nil {
+				p.log.Warn("delete a second copy of the comment", "comment", extra.GetID(), "pr", p.pr, "error", err)
+			} else {
+				p.log.Info("deleted a second copy of the comment", "comment", extra.GetID(), "kept", old.GetID(), "pr", p.pr)
+			}
 		}
 		return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL()}, nil
 	}
@@ -56,12 +106,25 @@ func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, er
 }
 
 // FindComment reads every page of the pull request's comments and returns
-// the first one that has the marker and is by the comment author, or nil.
+// the oldest that starts with the marker and is by the comment author, or
+// nil.
 func (p *Publisher) FindComment(ctx context.Context) (*github.IssueComment, error) {
+	ours, err := p.findComments(ctx)
+	if err != nil || len(ours) == 0 {
+		return nil, err
+	}
+	return ours[0], nil
+}
+
+// findComments reads every page of the pull request's comments and
+// returns those that start with the marker and are by the comment author,
+// oldest first (the order GitHub lists them in).
+func (p *Publisher) findComments(ctx context.Context) ([]*github.IssueComment, error) {
 	author, err := p.commentAuthor(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var ours []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := p.client.Issues.ListComments(ctx, p.owner, p.repo, p.pr, opts)
@@ -69,12 +132,12 @@ func (p *Publisher) FindComment(ctx context.Context) (*github.IssueComment, erro
 			return nil, fmt.Errorf("list the comments of pull request #%d (page %d): %w", p.pr, max(opts.Page, 1), err)
 		}
 		for _, c := range cs {
-			if strings.Contains(c.GetBody(), report.Marker) && strings.EqualFold(c.GetUser().GetLogin(), author) {
-				return c, nil
+			if report.IsComment(c.GetBody()) && strings.EqualFold(c.GetUser().GetLogin(), author) {
+				ours = append(ours, c)
 			}
 		}
 		if resp.NextPage == 0 {
-			return nil, nil
+			return ours, nil
 		}
 		opts.Page = resp.NextPage
 	}
