@@ -267,3 +267,32 @@ func keys(m map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestCheckLayout(t *testing.T) {
+	paths := config.RestorePaths{Repo: "/workspace/repo", BaselineSHA: "/opt/fc_baseline_sha", Logs: "/logs/artifacts"}
+	cases := []struct {
+		name     string
+		baseline string
+		report   string
+		ok       bool
+	}{
+		{"defaults", "/opt/fc_baseline_sha", "/logs/artifacts/protected_restore.json", true},
+		{"no report", "/opt/fc_baseline_sha", "", true},
+		{"report in a sub folder", "/opt/fc_baseline_sha", "/logs/artifacts/a/b.json", true},
+		{"report elsewhere keeps its base name", "/opt/fc_baseline_sha", "/var/log/r.json", true},
+		{"report leaves", "/opt/fc_baseline_sha", "/logs/artifacts/../../r.json", false},
+		{"report is the log folder's parent", "/opt/fc_baseline_sha", "/logs/artifacts/..", false},
+		{"report is the scenario folder", "/opt/fc_baseline_sha", "/x/..", false},
+		{"baseline is ..", "/opt/..", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := paths
+			p.BaselineSHA = c.baseline
+			err := checkLayout(NewLayout("/s/0001-x", p, c.report))
+			if (err == nil) != c.ok {
+				t.Errorf("checkLayout: %v, want ok=%v", err, c.ok)
+			}
+		})
+	}
+}
