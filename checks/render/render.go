@@ -68,7 +68,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	var st stats
 	for _, j := range jobs {
 		st.renders += boolInt(j.tmpl.AtBase()) + boolInt(j.tmpl.AtHead())
-		res.Findings = append(res.Findings, renderFindings(j)...)
+		res.Findings = append(res.Findings, renderFindings(j, config.PreExistingFails(in.BaseConfig, in.Config))...)
 	}
 	shellFindings, nShell := shellCheck(ctx, in, jobs)
 	st.shellScripts = nShell
@@ -331,16 +331,26 @@ func isShell(entry config.Template, rel, output string) bool {
 }
 
 // renderFindings reports render errors. An error at head fails the check;
-// an error that also happens at base is reported as failing before the
-// change; an error only at base is a notice (the PR fixes it).
-func renderFindings(j *job) []checks.Finding {
+// the same error at base (same template, same variable set, same message)
+// is a warning that the template fails before this change, or a failure
+// when strict (pre_existing: fail); an error only at base is a notice (the
+// PR fixes it).
+func renderFindings(j *job, strict bool) []checks.Finding {
 	var out []checks.Finding
 	if j.head.err != nil {
 		f := errFinding(j.head.err, path.Join(j.group.Root, j.tmpl.Rel))
 		f.Level = checks.LevelFailure
 		f.Title = "Render error at head (" + j.set.Name + ")"
 		if j.tmpl.AtBase() && j.base.err != nil {
-			f.Message += " The base fails the same way."
+			if sameError(j.base.err, j.head.err) {
+				f.Title = "Render error that fails before this change (" + j.set.Name + ")"
+				f.Message += " The base fails the same way, so this PR does not cause it."
+				if !strict {
+					f.Level = checks.LevelWarning
+				}
+			} else {
+				f.Message += " The base fails too, with another error: " + strings.TrimSuffix(errFinding(j.base.err, "").Message, ".") + "."
+			}
 		}
 		out = append(out, f)
 	}
@@ -352,6 +362,16 @@ func renderFindings(j *job) []checks.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// sameError reports whether two render errors say the same thing; the
+// line may differ, as the change may move it.
+func sameError(a, b error) bool {
+	var ja, jb *jinja.Error
+	if errors.As(a, &ja) && errors.As(b, &jb) {
+		return ja.Msg == jb.Msg
+	}
+	return a.Error() == b.Error()
 }
 
 func errFinding(err error, fallback string) checks.Finding {

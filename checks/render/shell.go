@@ -16,6 +16,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
@@ -44,24 +45,50 @@ func shellCheck(ctx context.Context, in *checks.Input, jobs []*job) ([]checks.Fi
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return []checks.Finding{{Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}}, 0
 	}
+	strict := config.PreExistingFails(in.BaseConfig, in.Config)
 	var out []checks.Finding
 	for _, key := range order {
 		s := scripts[key]
-		if f, bad := bashN(ctx, dir, s.job, s.sets); bad {
-			out = append(out, f)
+		f, bad := bashN(ctx, dir, s.job.head.output, s.job, s.sets)
+		if !bad {
+			continue
 		}
+		// The same failure at base (the same message, wherever the line)
+		// fails before this change.
+		if j := s.job; f.Title != "" && j.tmpl.AtBase() && j.base.err == nil {
+			if bf, baseBad := bashN(ctx, dir, j.base.output, j, s.sets); baseBad && bf.Title != "" && bashMsg(bf.Message) == bashMsg(f.Message) {
+				f.Title = "bash -n rejects the rendered script: fails before this change"
+				f.Message += " The base's script fails the same way, so this PR does not cause it."
+				if !strict {
+					f.Level = checks.LevelWarning
+				}
+			}
+		}
+		out = append(out, f)
 	}
 	return out, len(order)
 }
 
+// bashMsg is the part of a bash -n finding's message after the line.
+func bashMsg(m string) string {
+	if _, after, ok := strings.Cut(m, " of the rendered script for "); ok {
+		if _, msg, ok := strings.Cut(after, ": "); ok {
+			return msg
+		}
+	}
+	return m
+}
+
 var bashErrRe = regexp.MustCompile(`^[^:]*: line (\d+): (.*)$`)
 
-// bashN checks one script. It returns a failure finding when bash rejects it.
-func bashN(ctx context.Context, dir string, j *job, sets []string) (checks.Finding, bool) {
-	sum := sha256.Sum256([]byte(j.tmpl.Path + j.head.output))
+// bashN checks one script, the output of j at head or base. It returns a
+// failure finding when bash rejects it; the finding has a Title only when
+// bash ran.
+func bashN(ctx context.Context, dir, output string, j *job, sets []string) (checks.Finding, bool) {
+	sum := sha256.Sum256([]byte(j.tmpl.Path + output))
 	file := filepath.Join(dir, hex.EncodeToString(sum[:8])+".sh")
 	tmplPath := path.Join(j.group.Root, j.tmpl.Rel)
-	if err := os.WriteFile(file, []byte(j.head.output), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(output), 0o644); err != nil {
 		return checks.Finding{Path: tmplPath, Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}, true
 	}
 	o := sandbox.Run(ctx, sandbox.Spec{Args: []string{"bash", "-n", file}, Dir: dir, Timeout: 30 * time.Second})
@@ -83,7 +110,7 @@ func bashN(ctx context.Context, dir string, j *job, sets []string) (checks.Findi
 	// bash points at the end of the file for an unclosed block; the shell
 	// parser of mvdan.cc/sh names the line of the opening keyword.
 	if strings.Contains(msg, "end of file") || strings.Contains(msg, "unexpected EOF") {
-		if l := openerLine(j.head.output); l > 0 {
+		if l := openerLine(output); l > 0 {
 			line = l
 		}
 	}
@@ -91,11 +118,11 @@ func bashN(ctx context.Context, dir string, j *job, sets []string) (checks.Findi
 		Path:    tmplPath,
 		Level:   checks.LevelFailure,
 		Title:   "bash -n rejects the rendered script",
-		Details: excerpt(j.head.output, line, 3),
+		Details: excerpt(output, line, 3),
 	}
 	src, _ := j.head.env.Source(j.tmpl.Rel)
 	where := fmt.Sprintf("line %d of the rendered script", line)
-	if tl := templateLine(src, j.head.output, line); tl > 0 {
+	if tl := templateLine(src, output, line); tl > 0 {
 		f.Line = tl
 	}
 	f.Message = fmt.Sprintf("bash -n fails at %s for %s: %s", where, strings.Join(sets, "; "), msg)
