@@ -12,6 +12,7 @@ package jinja
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 	"sync"
@@ -219,7 +220,10 @@ func (t *local) render(vars map[string]any, maxOut int) (out string, err error) 
 	// cost a third of the render time of test.sh.
 	var b strings.Builder
 	b.Grow(min(int(t.size.Load())+64, maxOut))
-	if rerr := t.t.Execute(limitWriter{w: &b, max: maxOut}, exec.NewContext(vars)); rerr != nil {
+	data := make(map[string]any, len(vars)+1)
+	maps.Copy(data, vars)
+	data[maxOutputKey] = maxOut
+	if rerr := t.t.Execute(limitWriter{w: &b, max: maxOut}, exec.NewContext(data)); rerr != nil {
 		return "", renderError(file, rerr)
 	}
 	t.size.Store(int64(b.Len()))
@@ -256,6 +260,15 @@ func newEnvironment() *exec.Environment {
 	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(def.Filters)
 	for name, fn := range map[string]exec.FilterFunction{"tojson": filterToJSON, "reverse": filterReverse} {
 		if err := filters.Replace(name, fn); err != nil {
+			panic(fmt.Sprintf("jinja: gonja has no %s filter to replace: %v", name, err))
+		}
+	}
+	for name, kw := range map[string]string{"center": "width", "indent": "width"} {
+		fn, ok := filters.Get(name)
+		if !ok {
+			panic(fmt.Sprintf("jinja: gonja has no %s filter", name))
+		}
+		if err := filters.Replace(name, widthGuard(name, kw, fn)); err != nil {
 			panic(fmt.Sprintf("jinja: gonja has no %s filter to replace: %v", name, err))
 		}
 	}

@@ -266,3 +266,27 @@ func byteSize(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// maxOutputKey holds the render's output limit in its context; templates
+// cannot name it.
+const maxOutputKey = "\x00max output"
+
+// widthGuard wraps a filter whose integer argument (the first positional
+// one, or the keyword kw) sets the length of its result: center(2000000000)
+// would make a string of 2 GB before the output limit could see it.
+func widthGuard(name, kw string, fn exec.FilterFunction) exec.FilterFunction {
+	return func(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
+		width := params.KwArgs[kw]
+		if len(params.Args) > 0 {
+			width = params.Args[0]
+		}
+		if width != nil && width.IsInteger() && e != nil && e.Environment != nil {
+			if v, ok := e.Environment.Context.Get(maxOutputKey); ok {
+				if limit, ok := v.(int); ok && width.Integer() > limit {
+					return exec.AsValue(fmt.Errorf("%s(%d) would make more than the %s of output that limits.render_output allows", name, width.Integer(), byteSize(limit)))
+				}
+			}
+		}
+		return fn(e, in, params)
+	}
+}

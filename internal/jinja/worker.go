@@ -44,7 +44,8 @@ const (
 
 func init() {
 	for _, v := range []any{[]any{}, map[string]any{}, map[any]any{}, []string{}, []int{}, []float64{}, []bool{},
-		map[string]string{}, map[string]int{}, []map[string]any{}, map[string][]any{}, int64(0), uint64(0)} {
+		map[string]string{}, map[string]int{}, []map[string]any{}, map[string][]any{}, int64(0), uint64(0),
+		time.Time{}} { // YAML decodes an unquoted date as a time.Time
 		gob.Register(v)
 	}
 	if v, ok := os.LookupEnv(workerVar); ok {

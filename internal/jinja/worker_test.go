@@ -21,7 +21,8 @@ func TestWorkerStopsAttacks(t *testing.T) {
 	}{
 		{"nested lists", "{{ " + strings.Repeat("[", 3_000_000) + strings.Repeat("]", 3_000_000) + " }}", []string{"stack passed its limit", "MB of memory"}},
 		{"string product", "{{ 'x' * 100000000000 }}", []string{"more than 384 MB of memory (limits.render_memory)"}},
-		{"center", "{{ 'x' | center(2000000000) }}", []string{"more than 384 MB of memory (limits.render_memory)", "larger than the limit of 8 MiB (limits.render_output)"}},
+		{"center", "{{ 'x' | center(2000000000) }}", []string{"center(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}},
+		{"indent", "{{ 'x\ny' | indent(width=2000000000) }}", []string{"indent(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}},
 		{"output", "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", []string{"larger than the limit of 8 MiB (limits.render_output)"}},
 		{"endless loop", "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}", []string{"the check's time limit ran out"}},
 	}
@@ -67,3 +68,30 @@ func TestWorkerEnvironment(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestWorkerVariables: the variable types a config decodes to reach the
+// worker with their types; a type the worker cannot receive is an error
+// that says so, and the worker goes on.
+func TestWorkerVariables(t *testing.T) {
+	e := newTestEnv(t, strict, map[string]string{"v.txt": "{{ i + 1 }} {{ f }} {{ s }} {{ b }} {{ n is none }} {{ l[1] }} {{ m.k }} {{ d }}"})
+	vars := map[string]any{"i": 1, "f": 1.5, "s": "x", "b": true, "n": nil, "l": []any{1, "two"}, "m": map[string]any{"k": "v"},
+		"d": time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}
+	want, err := e.renderLocal("v.txt", vars)
+	if err != nil || !strings.HasPrefix(want, "2 1.5 x True True two v 2024-01-02") {
+		t.Fatalf("in process: %q %v", want, err)
+	}
+	if out, err := e.Render("v.txt", vars); err != nil || out != want {
+		t.Errorf("got %q %v, want %q", out, err, want)
+	}
+	type custom struct{ A int }
+	r := NewRenderer(DefaultLimits)
+	defer r.Close()
+	_, err = r.Render(context.Background(), e, "v.txt", map[string]any{"i": custom{1}})
+	var je *Error
+	if !errors.As(err, &je) || !strings.Contains(je.Msg, "the variables cannot be sent to the render worker") {
+		t.Errorf("unregistered type: %v", err)
+	}
+	if out, err := r.Render(context.Background(), e, "v.txt", vars); err != nil || out != want {
+		t.Errorf("after the error: %q %v", out, err)
+	}
+}
