@@ -268,6 +268,31 @@ func keys(m map[string]string) []string {
 	return out
 }
 
+// TestStepCannotHideFilesWithGitignore: a step that leaves a file the
+// policy deletes, and writes a .gitignore that ignores that file and
+// itself, must not pass: which untracked files count as ignored is
+// decided by the .gitignore files before the step, not after.
+func TestStepCannotHideFilesWithGitignore(t *testing.T) {
+	const repo = "/workspace/repo"
+	r := attackRunner(t, "echo 'def test_sneaky(): pass' > "+repo+"/tests/test_sneaky.py\n"+
+		"printf '*\\n' > "+repo+"/tests/.gitignore\n"+
+		"printf 'sneaky/\\n' >> "+repo+"/.git/info/exclude 2>/dev/null || { mkdir -p "+repo+"/.git/info && printf 'sneaky/\\n' > "+repo+"/.git/info/exclude; }\n"+
+		"mkdir -p "+repo+"/sneaky && echo x > "+repo+"/sneaky/test_more.py\n", "")
+	o := r.run(context.Background(), Scenario{Name: "no-change"})
+	if o.Verdict != Fail {
+		t.Fatalf("verdict %s (%v), diffs %q; want a failure", o.Verdict, o.Err, o.Diffs)
+	}
+	for _, want := range []string{
+		"tests/test_sneaky.py: present, but the model expects no such file",
+		"tests/.gitignore: present, but the model expects no such file",
+		"sneaky/test_more.py: present, but the model expects no such file",
+	} {
+		if !slices.Contains(o.Diffs, want) {
+			t.Errorf("no diff %q in %q", want, o.Diffs)
+		}
+	}
+}
+
 func TestCheckLayout(t *testing.T) {
 	paths := config.RestorePaths{Repo: "/workspace/repo", BaselineSHA: "/opt/fc_baseline_sha", Logs: "/logs/artifacts"}
 	cases := []struct {

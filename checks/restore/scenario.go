@@ -160,7 +160,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	case res.Err != nil:
 		return broken(res.Err)
 	}
-	real, err := fixture.ReadWork(ctx, l.Repo)
+	real, err := fixture.ReadWorkAfter(ctx, l.Repo, work)
 	if err != nil {
 		// The step left a tree that cannot be read as data (the repository
 		// is a symlink, a file grew past the limits): its failure.
