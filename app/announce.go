@@ -22,6 +22,8 @@ func (s *Server) announcer() {
 		select {
 		case <-s.ctx.Done():
 			return
+		case <-s.quit:
+			return // jobs not announced stay accepted for the next start
 		case d := <-s.annCh:
 			if s.stopping.Load() {
 				return // the job stays accepted for the next start

@@ -34,6 +34,8 @@ type Server struct {
 	bot     string // the comment author
 
 	stopping atomic.Bool
+	quit     chan struct{} // closed by Drain: the announcers stop
+	quitOnce sync.Once
 	ctx      context.Context // stopped by Shutdown after the grace
 	stop     context.CancelCauseFunc
 	wg       sync.WaitGroup
@@ -100,8 +102,14 @@ func New(cfg Config) (*Server, error) {
 		s.bot = cfg.AppSlug + "[bot]"
 	}
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
+	s.quit = make(chan struct{})
 	s.annCh = make(chan string, 4096)
 	s.announce = func(d string) {
+		if s.stopping.Load() {
+			// The job stays in the store as accepted; the next start
+			// announces it.
+			return
+		}
 		select {
 		case s.annCh <- d:
 		default:
@@ -197,11 +205,14 @@ func (s *Server) appSlug(ctx context.Context) (string, error) {
 	return app.GetSlug(), nil
 }
 
-// Shutdown stops taking work, lets running verifications finish for the
-// grace period, then stops them (they run again at the next start), and
-// closes the store. Call it after the HTTP server has stopped.
-func (s *Server) Shutdown(ctx context.Context) error {
+// Drain stops taking work and lets the running verifications finish for
+// the grace period, then stops them (they run again at the next start).
+// It returns at once when nothing runs. From its start /healthz answers
+// 503; deliveries are still stored (they run after the next start), so
+// keep the listener open while Drain runs (Serve does).
+func (s *Server) Drain(ctx context.Context) error {
 	s.stopping.Store(true)
+	s.quitOnce.Do(func() { close(s.quit) })
 	s.sched.close()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -209,19 +220,27 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer grace.Stop()
 	select {
 	case <-done:
+		return nil
 	case <-grace.C:
-		s.stop(errShutdown)
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return fmt.Errorf("stop the workers: %w", ctx.Err())
-		}
+		s.log.Info("the grace period is over; the running verifications stop and run again at the next start")
 	case <-ctx.Done():
-		s.stop(errShutdown)
-		<-done
 	}
 	s.stop(errShutdown)
-	return s.store.Close()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop the workers: %w", ctx.Err())
+	}
+}
+
+// Shutdown drains (see Drain) and closes the store. Call it after the
+// HTTP server has stopped; Serve does both in that order. A second call
+// does nothing.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.Drain(ctx)
+	s.stop(errShutdown)
+	return errors.Join(err, s.store.Close())
 }
 
 // workDir is the folder of one attempt's clone. Its name is a hash of the

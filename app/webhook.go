@@ -76,11 +76,6 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "X-GitHub-Event is required", http.StatusBadRequest)
 		return
 	}
-	if s.stopping.Load() {
-		result = "stopping"
-		http.Error(w, "the server is stopping", http.StatusServiceUnavailable)
-		return
-	}
 	job, derr := DecodeEvent(event, body)
 	if derr != nil && !errors.Is(derr, ErrIgnored) {
 		result = "bad_payload"
@@ -119,7 +114,12 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result = "accepted"
-	log.Info("delivery accepted", jobAttrs(job)...)
+	if s.stopping.Load() {
+		// GitHub does not send a delivery again by itself: keep it.
+		log.Info("delivery accepted while the server stops; it is announced at the next start", jobAttrs(job)...)
+	} else {
+		log.Info("delivery accepted", jobAttrs(job)...)
+	}
 	s.announce(job.Delivery)
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = io.WriteString(w, "queued\n")

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// MaxHeaderBytes caps the request headers the App's HTTP server reads:
+// GitHub's are a few kilobytes. A larger request gets 431 before the
+// handler sees it. (The body is capped at MaxBody by the handler.)
+const MaxHeaderBytes = 64 << 10
+
+// stopHTTPTimeout bounds the wait for the answers in flight once the
+// verifications have stopped.
+const stopHTTPTimeout = 30 * time.Second
+
+// HTTPServer returns the App's HTTP server for addr: its Handler, time
+// limits for headers and body, and MaxHeaderBytes.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr: addr, Handler: s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: MaxHeaderBytes,
+	}
+}
+
+// Serve answers HTTP on ln until ctx ends, then stops in this order:
+// Drain (/healthz answers 503 while the running verifications finish for
+// the grace period; at once when none runs), then the listener closes
+// and the answers in flight end, then the store closes. It returns the
+// listener's error, if any, and the stop's.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer("")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	var serveErr error
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			serveErr = fmt.Errorf("serve: %w", err)
+		}
+	case <-ctx.Done():
+		s.log.Info("stopping: /healthz answers 503; running verifications get the grace period", "grace", s.cfg.ShutdownGrace)
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace+time.Minute)
+	defer cancel()
+	drainErr := s.Drain(dctx)
+	hctx, hcancel := context.WithTimeout(context.Background(), stopHTTPTimeout)
+	defer hcancel()
+	if err := hs.Shutdown(hctx); err != nil {
+		_ = hs.Close()
+	}
+	return errors.Join(serveErr, drainErr, s.Shutdown(hctx))
+}
