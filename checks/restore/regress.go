@@ -15,6 +15,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/safefile"
 )
 
 // baseCmp is what the base's step gave for one scenario that fails at head.
@@ -273,7 +274,8 @@ func (r *runner) judgeExit(exp Expectation, code int, stderr string, l Layout) [
 		}
 	}
 	if r.step.Report != "" && l.Report != "" {
-		if _, err := os.Lstat(l.Report); errors.Is(err, fs.ErrNotExist) {
+		// Read as compareReport reads it: inside the scenario folder only.
+		if _, err := safefile.ReadIn(l.Root, relTo(l.Root, l.Report), maxReport); errors.Is(err, fs.ErrNotExist) {
 			msg := fmt.Sprintf("the step wrote no report at %s; the model expects ran: false (%s)", r.step.Report, exp.Reason)
 			if n := r.step.RenderedLine(stopLine(stderr)); n > 0 {
 				msg += fmt.Sprintf("; it stops under set -e at line %d of the rendered script: %s", n, r.step.lineText(n))
