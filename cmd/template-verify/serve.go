@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -97,24 +96,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitFail
 	}
-	hs := &http.Server{Addr: *listen, Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.ListenAndServe() }()
+	// Serve keeps the listener open while the runs drain (/healthz then
+	// answers 503) and limits the header size (app.MaxHeaderBytes).
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Error("listen", "error", err)
+		_ = srv.Shutdown(context.Background())
+		return exitFail
+	}
 	log.Info("template-verify serve listens", "addr", *listen, "api", *apiURL, "workers", *workers)
 	code := exitPass
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			log.Error("listen", "error", err)
-			code = exitFail
-		}
-	case <-ctx.Done():
-		log.Info("stopping: no new work; running verifications get the grace period")
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), *grace+time.Minute)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("stop", "error", err)
 		code = exitFail
 	}
