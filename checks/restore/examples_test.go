@@ -212,7 +212,7 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 				}
 			}
 			if !slices.ContainsFunc(res.Notes, func(n string) bool {
-				return strings.HasPrefix(n, "The restore step and its policy render the same bytes at base and head in each of 4 variable sets")
+				return strings.HasPrefix(n, "The restore step and policy are the same bytes at base and head in 4 variable sets.")
 			}) {
 				t.Errorf("no note says the step is unchanged: %q", res.Notes)
 			}

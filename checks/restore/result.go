@@ -136,7 +136,7 @@ func assemble(res *checks.Result, ri resultInput) {
 	res.Notes = append(res.Notes, mappingNote(ri.step))
 
 	if ri.cmp.Unchanged {
-		res.Notes = append(res.Notes, fmt.Sprintf("The restore step and its policy render the same bytes at base and head in each of %d variable sets, so no restore result can fail this PR.", ri.cmp.Sets))
+		res.Notes = append(res.Notes, fmt.Sprintf("The restore step and policy are the same bytes at base and head in %s. No restore result can fail this PR.", plural(ri.cmp.Sets, "variable set", "variable sets")))
 	}
 	if ri.cmp.Note != "" {
 		res.Notes = append(res.Notes, ri.cmp.Note)

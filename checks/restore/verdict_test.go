@@ -58,7 +58,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			want:      checks.Success,
 			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore, "edit-test-file": "pass"},
 			atBase:    map[string]string{"add-benchmark-with-space": "same step"},
-			note:      "The restore step and its policy render the same bytes at base and head in each of 1 variable sets, so no restore result can fail this PR.",
+			note:      "The restore step and policy are the same bytes at base and head in 1 variable set. No restore result can fail this PR.",
 		},
 		{
 			name: "pre_existing: fail at the base keeps the strict gate", base: "spaces.sh", head: "spaces.sh", headEdit: reword, baseCfg: strict,
