@@ -56,9 +56,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	}
 	if ri.skipReason == "" && rc.Random.Count > 0 {
 		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count))
-		ri.shrunk = r.shrinkFailures(ctx, ri.random)
 	}
 	ri.cmp = compareWithBase(ctx, in, r, ri.catalogue, ri.random)
+	// Only the failures this change causes are worth the shrink runs.
+	ri.shrunk = r.shrinkFailures(ctx, ri.random, func(i int) bool { return cmpAt(ri.cmp.Random, i).PreExisting })
 	ri.wall = time.Since(start)
 	assemble(&res, ri)
 	return res
@@ -142,14 +143,14 @@ type shrunkSet struct {
 }
 
 // shrinkFailures shrinks the first failing random sets (at most
-// opts.MaxShrunk, several at a time) to minimal edit lists. It returns
-// them by index into outs.
-func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome) map[int]shrunkSet {
+// opts.MaxShrunk, several at a time) that skip does not exclude, to
+// minimal edit lists. It returns them by index into outs.
+func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome, skip func(int) bool) map[int]shrunkSet {
 	var picked []int
 	for i, o := range outs {
 		// Only plain failures are shrunk: a set that timed out would spend
 		// the time limit on every shrink run.
-		if o.Verdict == Fail && len(picked) < r.opts.MaxShrunk {
+		if o.Verdict == Fail && !skip(i) && len(picked) < r.opts.MaxShrunk {
 			picked = append(picked, i)
 		}
 	}

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -241,5 +242,40 @@ echo "$(ts) restore against ${FC_BASE} into $OUT"
 	broken := script + "# ── Next\nif true; then\n"
 	if p, err := ExtractPrelude(broken, start, sec); err != nil || !slices.Equal(p.Vars, []string{"FC_BASE", "LOG_DIR", "OUT"}) {
 		t.Errorf("with a syntax error after the section: %q, %v", p.Vars, err)
+	}
+}
+
+// TestPreExistingRandomSetsAreNotShrunk: shrinking costs up to
+// ShrinkRuns runs per set, spent only on failures this change causes.
+func TestPreExistingRandomSetsAreNotShrunk(t *testing.T) {
+	cfg := readTestdata(t, "config.yml")
+	v := makeVerified(t, map[string]string{config.Path: cfg, "tpl/tests/test.sh": script(t, "keeps-added.sh")},
+		map[string]string{"README.md": "A change beside the templates.\n"})
+	in := inputFor(t, v)
+	in.Config.Restore.Random.Count = 8
+	res := NewWithOptions(Options{Catalogue: scenarios(t, "no-change"), ShrinkRuns: 4, Keep: true}).Run(context.Background(), in)
+	if res.Conclusion != checks.Success {
+		logFindings(t, res)
+		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
+	}
+	before := 0
+	for _, f := range res.Findings {
+		if strings.HasPrefix(f.Title, "Random restore set ") {
+			t.Errorf("a pre-existing random set is shrunk: %s", f.Title)
+		}
+		if f.Title == "Random restore sets fail before this change" {
+			before++
+		}
+	}
+	if before != 1 {
+		t.Fatalf("no random set fails before this change, so the test shows nothing: %+v", res.Findings)
+	}
+	// Keep leaves one folder per scenario run.
+	runs, err := filepath.Glob(filepath.Join(in.WorkDir, "restore-*", "[0-9][0-9][0-9][0-9]-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 9 {
+		t.Errorf("%d scenario runs, want 9 (1 named, 8 random, no shrink run)", len(runs))
 	}
 }
