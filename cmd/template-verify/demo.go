@@ -53,7 +53,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := verify.Run(ctx, verify.Options{
 		RepoDir:  built.Dir,
-		Base:     "main",
+		Base:     examples.BaseBranchOf(name), // main, or the head a .base file names
 		Head:     name,
 		RepoName: "datasmith-mini (bundled example)",
 		Command:  cmdline,
@@ -65,7 +65,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return verifyError(err, stderr)
 	}
 	if *keep != "" {
-		fmt.Fprintf(stderr, "The example repository is in %s (base: main, head: %s).\n", built.Dir, name)
+		fmt.Fprintf(stderr, "The example repository is in %s (base: %s, head: %s).\n", built.Dir, examples.BaseBranchOf(name), name)
 	}
 	return output(rep, *out.format, stdout, stderr)
 }
