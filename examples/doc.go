@@ -8,11 +8,15 @@
 //	datasmith-mini/heads/<name>.patch    the head's change, a git diff applied with git apply
 //	datasmith-mini/heads/<name>.message  the commit message of the head
 //	datasmith-mini/heads/<name>.from     another head whose patch applies first (optional)
+//	datasmith-mini/heads/<name>.base     another head the pull request targets (optional)
 //
 // Build writes the base commit on branch main and one branch per head, each
 // with one commit whose parent is the base commit. A ".from" file only
-// changes the tree of a head, never its parent: the four bad restore heads
-// are the good head's tree with one wrong restore step each.
+// changes the tree of a head, never its parent: the bad restore heads are
+// the good head's tree with one wrong restore step each. A ".base" file
+// changes the parent: the head's commit is on top of that head's commit,
+// and its pull request targets that branch (Built.BaseOf, BaseBranchOf),
+// as prompt-on-failing-base targets bad-restore-spaces.
 //
 // In the base tree, files whose names end in ".sh" are executable (mode
 // 100755) in git; every other file is 100644. embed.FS keeps no modes, so
