@@ -169,9 +169,12 @@ var errSameHead = fmt.Errorf("%w: the same head", errDuplicate)
 // one job of that head, whether that job reached a worker's queue (then
 // the head counts as verified once the job is gone), and when.
 type headClaim struct {
-	Delivery string    `json:"delivery"`
-	Queued   bool      `json:"queued"`
-	At       time.Time `json:"at"`
+	Delivery string `json:"delivery"`
+	// Firm: the announcer claimed the head for a job that may run (Claim);
+	// else the claim was made when the delivery was accepted (Admit).
+	Firm   bool      `json:"firm"`
+	Queued bool      `json:"queued"`
+	At     time.Time `json:"at"`
 }
 
 // headKey names the head of j: repository (GitHub's names ignore case),
@@ -186,19 +189,25 @@ func headKey(j *Job) (key []byte, ok bool) {
 
 // claimTx makes j the one job of its head, in tx. It returns a reason
 // when another job holds the head: that job still waits or runs, or it
-// ran and j is not a request for a new run. With takeover, a request
-// takes the head from a job that waits for the announcer (not queued
-// yet); that job is then dropped when the announcer comes to it.
-func claimTx(tx *bolt.Tx, j *Job, now time.Time, takeover bool) (string, error) {
+// ran and j is not a request for a new run. A firm claim (Claim: the job
+// may run) lets a request take the head from a job whose claim is not
+// firm yet (it waits for the announcer); that job is then dropped when
+// the announcer comes to it.
+func claimTx(tx *bolt.Tx, j *Job, now time.Time, firm bool) (string, error) {
 	key, ok := headKey(j)
 	if !ok {
 		return "", nil
 	}
-	why, err := takenTx(tx, key, j, takeover)
+	why, err := takenTx(tx, key, j, firm)
 	if why != "" || err != nil {
 		return why, err
 	}
-	val, err := json.Marshal(headClaim{Delivery: j.Delivery, At: now.UTC()})
+	c := headClaim{Delivery: j.Delivery, Firm: firm, At: now.UTC()}
+	var prev headClaim
+	if v := tx.Bucket(bucketHeads).Get(key); v != nil && json.Unmarshal(v, &prev) == nil && prev.Delivery == j.Delivery {
+		c.Firm, c.Queued = c.Firm || prev.Firm, prev.Queued // its own claim again
+	}
+	val, err := json.Marshal(c)
 	if err != nil {
 		return "", err
 	}
@@ -219,7 +228,7 @@ func takenTx(tx *bolt.Tx, key []byte, j *Job, takeover bool) (string, error) {
 	case c.Delivery == j.Delivery:
 		return "", nil
 	case tx.Bucket(bucketJobs).Get([]byte(c.Delivery)) != nil:
-		if takeover && j.Request && !c.Queued {
+		if takeover && j.Request && !c.Firm && !c.Queued {
 			return "", nil
 		}
 		return "a job of this head waits or runs", nil

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The store's head claims: one job per pull-request head, in the same
+// transaction that stores the job (issue 14.14).
+func TestStoreHeadClaims(t *testing.T) {
+	job := func(id, repo string, pr int, sha string, request bool) *Job {
+		return &Job{Delivery: testDeliveryID(id), Owner: "octo", Repo: repo, PR: pr, HeadSHA: sha, Request: request}
+	}
+	type step struct {
+		op   string // admit, claim, queue, delete
+		j    *Job
+		sum  string
+		want error // nil, errDuplicate, errSameHead
+	}
+	a := job("a", "hello", 1, "aaa", false)
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a second job of a waiting head is a duplicate", []step{
+			{"admit", a, "1", nil},
+			{"admit", job("b", "hello", 1, "aaa", false), "2", errSameHead},
+			{"admit", job("r", "hello", 1, "aaa", true), "3", errSameHead},
+		}},
+		{"a head whose job was queued stays claimed; a request runs it again", []step{
+			{"admit", a, "1", nil}, {"queue", a, "", nil}, {"delete", a, "", nil},
+			{"admit", job("b", "hello", 1, "aaa", false), "2", errSameHead},
+			{"admit", job("r", "hello", 1, "aaa", true), "3", nil},
+		}},
+		{"a head whose job never queued is free again", []step{
+			{"admit", a, "1", nil}, {"delete", a, "", nil},
+			{"admit", job("b", "hello", 1, "aaa", false), "2", nil},
+		}},
+		{"a request that may run takes the head from a job not queued yet", []step{
+			{"admit", a, "1", nil},
+			{"claim", job("r", "hello", 1, "aaa", true), "", nil},
+			{"claim", a, "", errSameHead},
+		}},
+		{"a request does not take a head the announcer claimed (its check run is being made)", []step{
+			{"admit", a, "1", nil}, {"claim", a, "", nil},
+			{"claim", job("r", "hello", 1, "aaa", true), "", errSameHead},
+		}},
+		{"a request does not take a queued head", []step{
+			{"admit", a, "1", nil}, {"queue", a, "", nil},
+			{"claim", job("r", "hello", 1, "aaa", true), "", errSameHead},
+		}},
+		{"claiming its own head again is fine", []step{
+			{"admit", a, "1", nil}, {"claim", a, "", nil}, {"claim", a, "", nil},
+		}},
+		{"the repository's case does not make another head; the PR and sha do", []step{
+			{"admit", job("a", "Hello", 1, "AAA", false), "1", nil},
+			{"admit", job("b", "hello", 1, "aaa", false), "2", errSameHead},
+			{"admit", job("c", "hello", 2, "aaa", false), "3", nil},
+			{"admit", job("d", "hello", 1, "bbb", false), "4", nil},
+		}},
+		{"a job without its head yet claims nothing", []step{
+			{"admit", job("a", "hello", 1, "", false), "1", nil},
+			{"admit", job("b", "hello", 1, "", false), "2", nil},
+		}},
+		{"the same body under another id is a duplicate delivery", []step{
+			{"admit", a, "same", nil},
+			{"admit", job("b", "hello", 9, "zzz", false), "same", errDuplicate},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTestStore(t, t.TempDir())
+			now := time.Now()
+			for i, st := range c.steps {
+				j := *st.j
+				var err error
+				switch st.op {
+				case "admit":
+					err = s.Admit(j.Delivery, st.sum, now, &j)
+				case "claim":
+					err = s.Claim(&j, now)
+				case "queue":
+					j.State = StateQueued
+					err = s.Put(&j)
+				case "delete":
+					err = s.Delete(j.Delivery)
+				}
+				switch {
+				case st.want == nil && err != nil,
+					st.want != nil && !errors.Is(err, st.want),
+					errors.Is(st.want, errDuplicate) && st.want != errSameHead && errors.Is(err, errSameHead):
+					t.Fatalf("step %d %s %s: %v, want %v", i, st.op, st.j.Delivery[:8], err, st.want)
+				}
+			}
+		})
+	}
+}
+
+// Announcers that claim the same head at once: one wins.
+func TestStoreClaimIsOneTransaction(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	const n = 64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j := &Job{Delivery: testDeliveryID(fmt.Sprint("c-", i)), Owner: "octo", Repo: "hello", PR: 3, HeadSHA: "abc", Request: i%2 == 0}
+			err := s.Claim(j, time.Now())
+			if err == nil {
+				j.State = StateQueued
+				err = s.Put(j)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, errSameHead):
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("%d of %d claims of one head won, want 1", won, n)
+	}
+}
