@@ -53,9 +53,7 @@ func (c *Check) fidelity(ctx context.Context, in *checks.Input, jobs []*job) fid
 			pyJobs = append(pyJobs, jinja.Job{Files: s.env.Sources(), Opts: s.env.Options(), Name: s.name, Vars: j.set.Vars})
 		}
 	}
-	lim := in.Config.Limits.Effective()
-	results, err := jinja.RenderPythonLimits(ctx, py, pyJobs, jinja.Limits{
-		Time: lim.RenderTime.Duration, Output: lim.RenderOutput, Memory: int64(lim.RenderMemory) << 20})
+	results, err := jinja.RenderPythonLimits(ctx, py, pyJobs, jinja.LimitsOf(in.Config.Limits))
 	if err != nil {
 		reason := fmt.Sprintf("Python Jinja2 did not answer: %v.", err)
 		return fidelityResult{reason: reason, notes: []string{"The Jinja2 cross-check did not run: " + reason}}

@@ -103,7 +103,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 // limit.
 func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []checks.Finding, error) {
 	lim := in.Config.Limits.Effective()
-	rl := jinja.Limits{Time: lim.RenderTime.Duration, Output: lim.RenderOutput, Memory: int64(lim.RenderMemory) << 20}
+	rl := jinja.LimitsOf(lim)
 	if c.RenderTime > 0 {
 		rl.Time = c.RenderTime
 	}

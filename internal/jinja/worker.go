@@ -71,6 +71,13 @@ type Limits struct {
 // DefaultLimits are the limits of Env.Render.
 var DefaultLimits = Limits{Time: 20 * time.Second, Output: 8 << 20, Memory: 384 << 20}
 
+// LimitsOf returns the render limits of a config's limits block (after
+// Effective: defaults and ceilings applied).
+func LimitsOf(l config.Limits) Limits {
+	l = l.Effective()
+	return Limits{Time: l.RenderTime.Duration, Output: l.RenderOutput, Memory: int64(l.RenderMemory) << 20}
+}
+
 func (l Limits) settle() Limits {
 	if l.Time <= 0 {
 		l.Time = DefaultLimits.Time

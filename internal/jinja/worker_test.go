@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formula-code/template-verify/config"
 )
 
 // TestWorkerStopsAttacks renders, through Env.RenderContext (the path of
@@ -93,5 +95,20 @@ func TestWorkerVariables(t *testing.T) {
 	}
 	if out, err := r.Render(context.Background(), e, "v.txt", vars); err != nil || out != want {
 		t.Errorf("after the error: %q %v", out, err)
+	}
+}
+
+func TestLimitsOf(t *testing.T) {
+	cases := []struct {
+		in   config.Limits
+		want Limits
+	}{
+		{config.Limits{}, Limits{Time: 20 * time.Second, Output: 8 << 20, Memory: 384 << 20}},
+		{config.Limits{RenderOutput: 1 << 40, RenderMemory: 100000, RenderTime: config.Duration{Duration: time.Hour}}, Limits{Time: 2 * time.Minute, Output: 32 << 20, Memory: 448 << 20}},
+	}
+	for _, c := range cases {
+		if got := LimitsOf(c.in); got != c.want {
+			t.Errorf("LimitsOf(%+v) = %+v, want %+v", c.in, got, c.want)
+		}
 	}
 }
