@@ -131,3 +131,30 @@ func TestStoreClaimIsOneTransaction(t *testing.T) {
 		t.Fatalf("%d of %d claims of one head won, want 1", won, n)
 	}
 }
+
+// Two maintainers ask for a run of the same fork head at once: the
+// announcer claims the head in the store, so it runs once.
+func TestTwoCommandsForOneHeadRunOnce(t *testing.T) {
+	h := newHarness(t)
+	v := &stubVerify{}
+	h.start(v.fn)
+	h.gh.SetPermission(testFull, "maint", "maintain")
+	h.gh.SetPermission(testFull, "admin2", "admin")
+	h.addPull(9, h.repo.heads[1], true)
+	var wg sync.WaitGroup
+	for i, who := range []string{"maint", "admin2", "maint", "admin2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.send("issue_comment", fmt.Sprint("cmd-", i), h.commentPayload(9, who, fmt.Sprintf("/template-verify\nplease (%d)", i)))
+		}()
+	}
+	wg.Wait()
+	waitFor(t, "the run", func() bool { return h.allDone(h.repo.heads[1], 3) && h.idle() })
+	if n := v.calls.Load(); n != 1 {
+		t.Fatalf("verify ran %d times for four commands on one head, want 1", n)
+	}
+	if n := countRuns(h, RunName); n != 1 {
+		t.Fatalf("%d %q runs, want 1", n, RunName)
+	}
+}
