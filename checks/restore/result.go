@@ -128,8 +128,8 @@ func assemble(res *checks.Result, ri resultInput) {
 	}
 	res.Tables = append(res.Tables, table)
 	res.Figures = append(res.Figures,
-		checks.Figure{Label: "Restore scenarios", Value: fmt.Sprintf("%d of %d pass", catPass, len(ri.catalogue)), Command: ri.command},
-		checks.Figure{Label: "Random restore sets", Value: fmt.Sprintf("%d of %d pass (seed %d)", randPass, len(ri.random), ri.seed)},
+		checks.Figure{Label: "Restore scenarios", Value: fmt.Sprintf("%d of %d pass", catPass, len(ri.catalogue)) + beforeSuffix(catBefore), Command: ri.command},
+		checks.Figure{Label: "Random restore sets", Value: fmt.Sprintf("%d of %d pass (seed %d)", randPass, len(ri.random), ri.seed) + beforeSuffix(randBefore)},
 		checks.Figure{Label: "Restore wall time", Value: fmt.Sprintf("%s for %d scenario runs, %d at a time", elapsed(ri.wall), len(ri.catalogue)+len(ri.random), ri.parallel)},
 	)
 	res.Notes = append(res.Notes, sandboxNote(append(append([]Outcome{}, ri.catalogue...), ri.random...)))
@@ -388,4 +388,13 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// beforeSuffix adds the count of failures that happen before this change
+// to a figure.
+func beforeSuffix(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d fail before this change", n)
 }

@@ -270,6 +270,11 @@ func TestPreExistingRandomSetsAreNotShrunk(t *testing.T) {
 	if before != 1 {
 		t.Fatalf("no random set fails before this change, so the test shows nothing: %+v", res.Findings)
 	}
+	for _, f := range res.Figures {
+		if f.Label == "Random restore sets" && !strings.Contains(f.Value, "fail before this change") {
+			t.Errorf("figure %q does not count the sets that fail before this change", f.Value)
+		}
+	}
 	// Keep leaves one folder per scenario run.
 	runs, err := filepath.Glob(filepath.Join(in.WorkDir, "restore-*", "[0-9][0-9][0-9][0-9]-*"))
 	if err != nil {
