@@ -44,6 +44,7 @@ type comparison struct {
 	// Note says why the base side did not run, when it should have.
 	Note              string
 	Catalogue, Random []baseCmp
+	BaseRuns          int // runs of the base's step
 }
 
 // compareWithBase runs the base's restore step on the scenarios that fail
@@ -109,6 +110,7 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 	}
 	br := &runner{step: baseStep, policy: policy, base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts}
 	outs := br.runAll(ctx, failing)
+	cmp.BaseRuns = len(outs)
 	var headOuts []Outcome
 	for _, o := range cat {
 		if o.Verdict != Pass && o.Verdict != Broken {

@@ -130,7 +130,7 @@ func assemble(res *checks.Result, ri resultInput) {
 	res.Figures = append(res.Figures,
 		checks.Figure{Label: "Restore scenarios", Value: fmt.Sprintf("%d of %d pass", catPass, len(ri.catalogue)) + beforeSuffix(catBefore), Command: ri.command},
 		checks.Figure{Label: "Random restore sets", Value: fmt.Sprintf("%d of %d pass (seed %d)", randPass, len(ri.random), ri.seed) + beforeSuffix(randBefore)},
-		checks.Figure{Label: "Restore wall time", Value: fmt.Sprintf("%s for %d scenario runs, %d at a time", elapsed(ri.wall), len(ri.catalogue)+len(ri.random), ri.parallel)},
+		checks.Figure{Label: "Restore wall time", Value: fmt.Sprintf("%s for %d scenario runs%s, %d at a time", elapsed(ri.wall), len(ri.catalogue)+len(ri.random), baseRunsText(ri.cmp.BaseRuns), ri.parallel)},
 	)
 	res.Notes = append(res.Notes, sandboxNote(append(append([]Outcome{}, ri.catalogue...), ri.random...)))
 	res.Notes = append(res.Notes, mappingNote(ri.step))
@@ -397,4 +397,11 @@ func beforeSuffix(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d fail before this change", n)
+}
+
+func baseRunsText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d with the base's step", n)
 }
