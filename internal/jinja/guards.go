@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"strings"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -62,58 +61,74 @@ func includeDepth(ctx *exec.Context) int {
 
 // guardMacro counts the calls of one macro that are in progress. Each
 // render defines its macros again, so the counter belongs to one render.
-func guardMacro(name string, fn exec.Macro) exec.Macro {
+// sig, when known, checks the keyword arguments first (see macroSig).
+func guardMacro(name string, fn exec.Macro, sig *macroSig) exec.Macro {
 	depth := 0
 	return func(params *exec.VarArgs) *exec.Value {
 		if depth >= maxMacroDepth {
 			return exec.AsValue(fmt.Errorf("macro %q calls itself more than %d levels deep", name, maxMacroDepth))
 		}
+		if sig != nil && len(params.KwArgs) > 1 {
+			if err := sig.check(params); err != nil {
+				return exec.AsValue(err)
+			}
+		}
 		depth++
 		defer func() { depth-- }()
-		v := fn(params)
-		if v.IsError() && len(params.KwArgs) > 1 {
-			return firstKwargError(fn, params, v)
-		}
-		return v
+		return fn(params)
 	}
 }
 
-// firstKwargError makes the error of a macro call with bad keyword
-// arguments the same on every render. gonja binds keyword arguments in map
-// order, so with two bad ones the error names either at random. The error
-// of the first keyword, in sorted order, that fails on its own wins.
-func firstKwargError(fn exec.Macro, params *exec.VarArgs, err *exec.Value) *exec.Value {
-	msg := err.Error()
-	if !strings.Contains(msg, "takes no keyword argument") && !strings.Contains(msg, "argument twice") {
-		return err
+// macroSig is the parameter list of a macro. gonja binds keyword arguments
+// in map order, so with two bad ones its error names either at random
+// (FuzzRender saw two errors for one template). check finds the first bad
+// keyword in sorted order before gonja binds, with gonja's own message,
+// and runs no macro body.
+type macroSig struct {
+	name   string
+	params []string
+	kwargs bool // the macro takes **kwargs
+}
+
+func sigOf(m *nodes.Macro) *macroSig {
+	sig := &macroSig{name: m.Name, kwargs: m.KwArgsName != ""}
+	for _, p := range m.Kwargs {
+		s, ok := p.Key.(*nodes.String)
+		if !ok {
+			return nil
+		}
+		sig.params = append(sig.params, s.Val)
 	}
+	return sig
+}
+
+func (s *macroSig) check(params *exec.VarArgs) error {
 	for _, k := range slices.Sorted(maps.Keys(params.KwArgs)) {
-		one := &exec.VarArgs{Args: params.Args, KwArgs: map[string]*exec.Value{k: params.KwArgs[k]}}
-		v := fn(one)
-		if !v.IsError() {
-			continue
-		}
-		if m := v.Error(); strings.Contains(m, "takes no keyword argument '"+k+"'") || strings.Contains(m, "received '"+k+"' argument twice") {
-			return v
+		i := slices.Index(s.params, k)
+		switch {
+		case i >= 0 && i < len(params.Args):
+			return exec.ErrInvalidCall(fmt.Errorf("macro '%s' received '%s' argument twice", s.name, k))
+		case i < 0 && !s.kwargs:
+			return exec.ErrInvalidCall(fmt.Errorf("macro '%s' takes no keyword argument '%s'", s.name, k))
 		}
 	}
-	return err
+	return nil
 }
 
 // guardName replaces the macro stored under name in the context with a
 // guarded one.
-func guardName(ctx *exec.Context, name string) {
+func guardName(ctx *exec.Context, name string, sig *macroSig) {
 	v, ok := ctx.Get(name)
 	if !ok {
 		return
 	}
 	switch fn := v.(type) {
 	case exec.Macro:
-		ctx.Set(name, guardMacro(name, fn))
+		ctx.Set(name, guardMacro(name, fn, sig))
 	case map[string]exec.Macro: // {% import 'x' as name %}
 		guarded := make(map[string]exec.Macro, len(fn))
 		for k, m := range fn {
-			guarded[k] = guardMacro(name+"."+k, m)
+			guarded[k] = guardMacro(name+"."+k, m, nil)
 		}
 		ctx.Set(name, guarded)
 	}
@@ -128,7 +143,7 @@ func (s *macroStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) 
 	if err := s.MacroControlStructure.Execute(r, tag); err != nil {
 		return err
 	}
-	guardName(r.Environment.Context, s.Name)
+	guardName(r.Environment.Context, s.Name, sigOf(s.Macro))
 	return nil
 }
 
@@ -143,7 +158,7 @@ func (s *importStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock)
 		return err
 	}
 	for _, n := range s.names {
-		guardName(r.Environment.Context, n)
+		guardName(r.Environment.Context, n, nil)
 	}
 	return nil
 }

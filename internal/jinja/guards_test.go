@@ -99,3 +99,29 @@ func TestShorten(t *testing.T) {
 		t.Errorf("no separator: %q", s)
 	}
 }
+
+// TestMacroKeywordErrorsAreStable: gonja binds keyword arguments in map
+// order; with several bad ones the error must still be the same on every
+// render, and finding it runs no macro body (a macro that calls itself
+// with a bad keyword would otherwise branch at every level).
+func TestMacroKeywordErrorsAreStable(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"no parameters", "{%macro greet()#%}{%endmacro%}1{{greet(10=''00='')}}0", "macro 'greet' takes no keyword argument '00'"},
+		{"two unknown", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(a=1, z=2, y=3) }}", "macro 'm' takes no keyword argument 'y'"},
+		{"twice and unknown", "{% macro m(a, b) %}{% endmacro %}{{ m(1, a=2, z=3) }}", "macro 'm' received 'a' argument twice"},
+		{"recursive", "{% macro m(a, c) %}{{ m(a=1, c=2, b=3) }}{% endmacro %}{{ m(a=1, c=2, b=3) }}", "macro 'm' takes no keyword argument 'b'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newTestEnv(t, strict, map[string]string{"t.j2": c.src})
+			for range 20 {
+				_, err := e.renderLocal("t.j2", nil)
+				if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+					t.Fatalf("error %v, want one ending in %q", err, c.want)
+				}
+			}
+		})
+	}
+}
