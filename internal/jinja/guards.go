@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -117,18 +118,20 @@ func (s *macroSig) check(params *exec.VarArgs) error {
 
 // guardName replaces the macro stored under name in the context with a
 // guarded one.
-func guardName(ctx *exec.Context, name string, sig *macroSig) {
+// sig gives the signature of a macro by its name in its file (nil: not
+// known).
+func guardName(ctx *exec.Context, name string, sig func(macro string) *macroSig) {
 	v, ok := ctx.Get(name)
 	if !ok {
 		return
 	}
 	switch fn := v.(type) {
 	case exec.Macro:
-		ctx.Set(name, guardMacro(name, fn, sig))
+		ctx.Set(name, guardMacro(name, fn, sig(name)))
 	case map[string]exec.Macro: // {% import 'x' as name %}
 		guarded := make(map[string]exec.Macro, len(fn))
 		for k, m := range fn {
-			guarded[k] = guardMacro(name+"."+k, m, nil)
+			guarded[k] = guardMacro(name+"."+k, m, sig(k))
 		}
 		ctx.Set(name, guarded)
 	}
@@ -143,22 +146,58 @@ func (s *macroStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) 
 	if err := s.MacroControlStructure.Execute(r, tag); err != nil {
 		return err
 	}
-	guardName(r.Environment.Context, s.Name, sigOf(s.Macro))
+	sig := sigOf(s.Macro)
+	guardName(r.Environment.Context, s.Name, func(string) *macroSig { return sig })
 	return nil
 }
 
 // importStmt is gonja's import or from statement with guarded macros.
 type importStmt struct {
 	exec.ControlStructure
-	names []string // the names the statement defines
+	names []string          // the names the statement defines
+	file  nodes.Expression  // the imported file
+	from  map[string]string // from-import: alias -> macro name
+}
+
+// importedSigs returns the signatures of the macros of the imported file
+// by macro name; nil when the file cannot be read here (gonja's import has
+// already failed then, or read it through another loader).
+func (s *importStmt) importedSigs(r *exec.Renderer) map[string]*macroSig {
+	l, ok := r.Loader.(*rootedLoader)
+	if !ok || s.file == nil {
+		return nil
+	}
+	v := r.Eval(s.file)
+	if v.IsError() {
+		return nil
+	}
+	clean, ok := templateName(v.String())
+	if !ok {
+		return nil
+	}
+	t, err := l.env.parseCached(clean)
+	if err != nil || t == nil {
+		return nil
+	}
+	sigs := map[string]*macroSig{}
+	for name, m := range t.Macros() {
+		sigs[name] = sigOf(m)
+	}
+	return sigs
 }
 
 func (s *importStmt) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
 	if err := s.ControlStructure.Execute(r, tag); err != nil {
 		return err
 	}
+	sigs := s.importedSigs(r)
 	for _, n := range s.names {
-		guardName(r.Environment.Context, n, nil)
+		guardName(r.Environment.Context, n, func(macro string) *macroSig {
+			if orig, ok := s.from[macro]; ok {
+				macro = orig
+			}
+			return sigs[macro]
+		})
 	}
 	return nil
 }
@@ -184,9 +223,17 @@ func wrapParsers(cs *exec.ControlStructureSet) map[string]parserFunc {
 		"import": func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
 			n, err := imp(p, args)
 			if c, ok := n.(*controlStructures.ImportControlStructure); ok && err == nil {
-				// The alias is an unexported field; reflect can read it.
-				if f := reflect.ValueOf(c).Elem().FieldByName("as"); f.IsValid() && f.Kind() == reflect.String {
-					return &importStmt{ControlStructure: c, names: []string{f.String()}}, nil
+				// The alias and the file are unexported fields; reflect can
+				// read them.
+				rv := reflect.ValueOf(c).Elem()
+				if f := rv.FieldByName("as"); f.IsValid() && f.Kind() == reflect.String {
+					st := &importStmt{ControlStructure: c, names: []string{f.String()}}
+					if fe := rv.FieldByName("filenameExpression"); fe.IsValid() && fe.CanAddr() {
+						if e, ok := reflect.NewAt(fe.Type(), unsafe.Pointer(fe.UnsafeAddr())).Elem().Interface().(nodes.Expression); ok {
+							st.file = e
+						}
+					}
+					return st, nil
 				}
 			}
 			return n, err
@@ -198,7 +245,7 @@ func wrapParsers(cs *exec.ControlStructureSet) map[string]parserFunc {
 				for alias := range c.As {
 					names = append(names, alias)
 				}
-				return &importStmt{ControlStructure: c, names: names}, nil
+				return &importStmt{ControlStructure: c, names: names, file: c.FilenameExpression, from: c.As}, nil
 			}
 			return n, err
 		},

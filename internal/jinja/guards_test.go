@@ -112,10 +112,12 @@ func TestMacroKeywordErrorsAreStable(t *testing.T) {
 		{"two unknown", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(a=1, z=2, y=3) }}", "macro 'm' takes no keyword argument 'y'"},
 		{"twice and unknown", "{% macro m(a, b) %}{% endmacro %}{{ m(1, a=2, z=3) }}", "macro 'm' received 'a' argument twice"},
 		{"recursive", "{% macro m(a, c) %}{{ m(a=1, c=2, b=3) }}{% endmacro %}{{ m(a=1, c=2, b=3) }}", "macro 'm' takes no keyword argument 'b'"},
+		{"imported", "{% import 'lib.j2' as l %}{{ l.m(a=1, z=2, y=3) }}", "macro 'm' takes no keyword argument 'y'"},
+		{"from-imported", "{% from 'lib.j2' import m as k %}{{ k(a=1, z=2, y=3) }}", "macro 'm' takes no keyword argument 'y'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newTestEnv(t, strict, map[string]string{"t.j2": c.src})
+			e := newTestEnv(t, strict, map[string]string{"t.j2": c.src, "lib.j2": "{% macro m(a) %}{{ a }}{% endmacro %}"})
 			for range 20 {
 				_, err := e.renderLocal("t.j2", nil)
 				if err == nil || !strings.HasSuffix(err.Error(), c.want) {
