@@ -300,6 +300,7 @@ func (r *runner) comment(ctx context.Context, rep *report.Report) string {
 	if !r.in.Comment || r.pub == nil {
 		return ""
 	}
+	rep.Links = publish.LinksOf(r.o.Getenv("GITHUB_SERVER_URL"), r.owner, r.repo, r.runs, r.detailsURL())
 	body, err := rep.Markdown()
 	if err != nil {
 		r.errs = append(r.errs, fmt.Errorf("render the comment: %w", err))

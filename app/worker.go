@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -230,6 +231,7 @@ func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *pu
 		Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
 		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
 	})
+	rep.Links = publish.LinksOf(webOrigin(j.CloneURL), j.Owner, j.Repo, runs, "")
 	body, err := rep.Markdown()
 	var comment publish.CommentResult
 	if err == nil {
@@ -277,4 +279,14 @@ func (s *Server) cancelled(ctx context.Context, in *installation, j *Job, runs *
 		log.Warn("cancel the check run", "error", err)
 	}
 	log.Info("run cancelled", "newer", newer)
+}
+
+// webOrigin is the scheme and host of a clone URL: the web server whose
+// pages the comment links to. It is empty when the URL does not parse.
+func webOrigin(cloneURL string) string {
+	u, err := url.Parse(cloneURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
