@@ -10,7 +10,7 @@ require (
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/sethvargo/go-githubactions v1.3.2
 	go.etcd.io/bbolt v1.4.3
-	gopkg.in/yaml.v3 v3.0.1
+	go.yaml.in/yaml/v3 v3.0.6
 	mvdan.cc/sh/v3 v3.14.1
 )
 

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/formula-code/template-verify/config"
 )
