@@ -21,6 +21,9 @@ type Input struct {
 	// sub-folders of it named after themselves.
 	WorkDir string
 	Log     *slog.Logger
+	// Description is the pull request's body (markdown), for the
+	// description check; empty when the run has none.
+	Description string
 }
 
 // Check is one verification step.

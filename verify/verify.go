@@ -43,6 +43,9 @@ type Options struct {
 	Only     []string
 	Progress checks.Progress
 	Log      *slog.Logger
+	// Description is the pull request's body (markdown) for the
+	// description check; empty means none (the check is skipped).
+	Description string
 }
 
 // UsageError is a problem with the input (not a git repository, an unknown
@@ -157,7 +160,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
-	in := &checks.Input{Repo: opts.RepoDir, Plan: p, Config: eff, BaseConfig: baseCfg, WorkDir: work, Log: log}
+	in := &checks.Input{Repo: opts.RepoDir, Plan: p, Config: eff, BaseConfig: baseCfg, WorkDir: work, Log: log, Description: opts.Description}
 	build := opts.Checks
 	if build == nil {
 		build = DefaultChecks
