@@ -4,22 +4,30 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 )
 
-// Metrics holds the counters, gauges and histograms of /metrics and
-// writes them in the Prometheus text format.
+// Metrics holds the counters, gauges and histograms of /metrics in a
+// registry of its own (prometheus client_golang), with the Go runtime's
+// go_* and the process's process_* metrics beside them.
 type Metrics struct {
-	mu         sync.Mutex
-	deliveries map[[2]string]float64 // event, result
-	api        map[string]float64    // status
-	queue      func() (queued, running int)
-	runs       *histogram
-	answer     *histogram
+	reg        *prometheus.Registry
+	deliveries *prometheus.CounterVec // event, result
+	api        *prometheus.CounterVec // status
+	runs       prometheus.Histogram
+	answer     prometheus.Histogram
+	handler    http.Handler
+
+	mu    sync.Mutex
+	queue func() (queued, running int)
 }
 
 var (
@@ -29,12 +37,53 @@ var (
 
 // NewMetrics returns empty metrics.
 func NewMetrics() *Metrics {
-	return &Metrics{
-		deliveries: map[[2]string]float64{},
-		api:        map[string]float64{},
-		runs:       newHistogram(runBuckets),
-		answer:     newHistogram(answerBuckets),
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "template_verify_deliveries_total",
+			Help: "Webhook deliveries by event and result.",
+		}, []string{"event", "result"}),
+		api: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "template_verify_github_requests_total",
+			Help: "GitHub API responses by HTTP status.",
+		}, []string{"status"}),
+		runs: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "template_verify_run_duration_seconds",
+			Help:    "Duration of one verification, from clone to the last publish.",
+			Buckets: runBuckets,
+		}),
+		answer: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "template_verify_webhook_answer_seconds",
+			Help:    "Time to answer one webhook delivery.",
+			Buckets: answerBuckets,
+		}),
 	}
+	m.reg.MustRegister(
+		m.deliveries, m.api, m.runs, m.answer,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "template_verify_queue_depth",
+			Help: "Jobs waiting for a worker.",
+		}, func() float64 { q, _ := m.depth(); return float64(q) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "template_verify_runs_in_progress",
+			Help: "Verifications that run now.",
+		}, func() float64 { _, r := m.depth(); return float64(r) }),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return m
+}
+
+// depth reads the scheduler's queue, zero before the server sets it.
+func (m *Metrics) depth() (queued, running int) {
+	m.mu.Lock()
+	fn := m.queue
+	m.mu.Unlock()
+	if fn == nil {
+		return 0, 0
+	}
+	return fn()
 }
 
 // labelUnverified is the event label of a delivery whose signature was
@@ -63,113 +112,59 @@ func EventLabel(event string) string {
 // ignored, bad_signature, bad_delivery, too_large, bad_payload, error,
 // ping). An event outside the fixed set counts as "other".
 func (m *Metrics) Delivery(event, result string, took time.Duration) {
-	event = EventLabel(event)
-	m.mu.Lock()
-	m.deliveries[[2]string{event, result}]++
-	m.answer.observe(took.Seconds())
-	m.mu.Unlock()
+	m.deliveries.WithLabelValues(EventLabel(event), result).Inc()
+	m.answer.Observe(took.Seconds())
 }
 
 // APICall counts one GitHub API response by status ("error" for none).
 func (m *Metrics) APICall(status string) {
-	m.mu.Lock()
-	m.api[status]++
-	m.mu.Unlock()
+	m.api.WithLabelValues(status).Inc()
 }
 
 // Run records the duration of one verification.
 func (m *Metrics) Run(d time.Duration) {
-	m.mu.Lock()
-	m.runs.observe(d.Seconds())
-	m.mu.Unlock()
+	m.runs.Observe(d.Seconds())
 }
 
 // DeliveryCount returns the count of one event and result.
 func (m *Metrics) DeliveryCount(event, result string) float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.deliveries[[2]string{event, result}]
+	var out dto.Metric
+	if err := m.deliveries.WithLabelValues(event, result).Write(&out); err != nil {
+		return 0
+	}
+	return out.GetCounter().GetValue()
 }
 
 // WriteTo writes every metric in the Prometheus text format.
 func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
-	var b strings.Builder
-	m.mu.Lock()
-	b.WriteString("# HELP template_verify_deliveries_total Webhook deliveries by event and result.\n# TYPE template_verify_deliveries_total counter\n")
-	keys := make([][2]string, 0, len(m.deliveries))
-	for k := range m.deliveries {
-		keys = append(keys, k)
+	families, err := m.reg.Gather()
+	if err != nil {
+		return 0, fmt.Errorf("gather metrics: %w", err)
 	}
-	sort.Slice(keys, func(a, c int) bool { return keys[a][0]+"\x00"+keys[a][1] < keys[c][0]+"\x00"+keys[c][1] })
-	for _, k := range keys {
-		fmt.Fprintf(&b, "template_verify_deliveries_total{event=%s,result=%s} %s\n", label(k[0]), label(k[1]), num(m.deliveries[k]))
+	cw := &countWriter{w: w}
+	enc := expfmt.NewEncoder(cw, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, f := range families {
+		if err := enc.Encode(f); err != nil {
+			return cw.n, fmt.Errorf("write metrics: %w", err)
+		}
 	}
-	b.WriteString("# HELP template_verify_github_requests_total GitHub API responses by HTTP status.\n# TYPE template_verify_github_requests_total counter\n")
-	statuses := make([]string, 0, len(m.api))
-	for k := range m.api {
-		statuses = append(statuses, k)
-	}
-	sort.Strings(statuses)
-	for _, k := range statuses {
-		fmt.Fprintf(&b, "template_verify_github_requests_total{status=%s} %s\n", label(k), num(m.api[k]))
-	}
-	m.runs.write(&b, "template_verify_run_duration_seconds", "Duration of one verification, from clone to the last publish.")
-	m.answer.write(&b, "template_verify_webhook_answer_seconds", "Time to answer one webhook delivery.")
-	queueFn := m.queue
-	m.mu.Unlock()
-	if queueFn != nil {
-		q, r := queueFn()
-		fmt.Fprintf(&b, "# HELP template_verify_queue_depth Jobs waiting for a worker.\n# TYPE template_verify_queue_depth gauge\ntemplate_verify_queue_depth %d\n", q)
-		fmt.Fprintf(&b, "# HELP template_verify_runs_in_progress Verifications that run now.\n# TYPE template_verify_runs_in_progress gauge\ntemplate_verify_runs_in_progress %d\n", r)
-	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
+	return cw.n, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // ServeHTTP answers GET /metrics.
-func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, _ = m.WriteTo(w)
-}
-
-// label quotes a label value as the text format wants it.
-func label(v string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(v) + `"`
-}
-
-func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-type histogram struct {
-	bounds []float64
-	counts []float64 // per bucket, not cumulative
-	sum    float64
-	n      float64
-}
-
-func newHistogram(bounds []float64) *histogram {
-	return &histogram{bounds: bounds, counts: make([]float64, len(bounds))}
-}
-
-func (h *histogram) observe(v float64) {
-	h.sum += v
-	h.n++
-	for i, b := range h.bounds {
-		if v <= b {
-			h.counts[i]++
-			return
-		}
-	}
-}
-
-func (h *histogram) write(b *strings.Builder, name, help string) {
-	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
-	cum := 0.0
-	for i, bound := range h.bounds {
-		cum += h.counts[i]
-		fmt.Fprintf(b, "%s_bucket{le=%s} %s\n", name, label(num(bound)), num(cum))
-	}
-	fmt.Fprintf(b, "%s_bucket{le=\"+Inf\"} %s\n%s_sum %s\n%s_count %s\n", name, num(h.n), name, num(h.sum), name, num(h.n))
+func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.handler.ServeHTTP(w, r)
 }
 
 // countingTransport counts GitHub API responses by status.

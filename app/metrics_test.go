@@ -1,0 +1,79 @@
+package app
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetricsExposition: /metrics keeps the App's metric names and adds
+// the go_* and process_* metrics operators expect (issue 11.7).
+func TestMetricsExposition(t *testing.T) {
+	m := NewMetrics()
+	m.queue = func() (int, int) { return 2, 1 }
+	m.Delivery("pull_request", "accepted", 3*time.Millisecond)
+	m.Delivery("no-such-event", "ignored", time.Millisecond)
+	m.APICall("201")
+	m.Run(42 * time.Second)
+
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(body)
+	for _, want := range []string{
+		`template_verify_deliveries_total{event="pull_request",result="accepted"} 1`,
+		`template_verify_deliveries_total{event="other",result="ignored"} 1`,
+		`template_verify_github_requests_total{status="201"} 1`,
+		`template_verify_run_duration_seconds_bucket{le="60"} 1`,
+		`template_verify_run_duration_seconds_bucket{le="30"} 0`,
+		"template_verify_run_duration_seconds_count 1",
+		`template_verify_webhook_answer_seconds_bucket{le="+Inf"} 2`,
+		"template_verify_queue_depth 2",
+		"template_verify_runs_in_progress 1",
+		"# TYPE go_goroutines gauge",
+		"# TYPE go_memstats_heap_alloc_bytes gauge",
+		"# TYPE process_resident_memory_bytes gauge",
+		"# TYPE process_open_fds gauge",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if got := m.DeliveryCount("pull_request", "accepted"); got != 1 {
+		t.Errorf("DeliveryCount = %v, want 1", got)
+	}
+	if got := m.DeliveryCount("ping", "ping"); got != 0 {
+		t.Errorf("DeliveryCount of an unseen pair = %v, want 0", got)
+	}
+}
+
+// TestMetricsTwoServers: two servers in one process (the tests start
+// many) each count their own deliveries.
+func TestMetricsTwoServers(t *testing.T) {
+	a, b := NewMetrics(), NewMetrics()
+	a.Delivery("ping", "ping", 0)
+	var sa, sb strings.Builder
+	if _, err := a.WriteTo(&sa); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WriteTo(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sa.String(), `template_verify_deliveries_total{event="ping",result="ping"} 1`) {
+		t.Errorf("first metrics lack their delivery:\n%s", sa.String())
+	}
+	if strings.Contains(sb.String(), `event="ping"`) {
+		t.Errorf("second metrics show the first's delivery")
+	}
+}
