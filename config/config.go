@@ -25,6 +25,10 @@ type Config struct {
 	PreExisting string `yaml:"pre_existing"`
 	// Limits bound what a PR's templates can cost (see limits.go).
 	Limits Limits `yaml:"limits"`
+	// Archive configures the archive check (archive.go); Ledger the
+	// release ledger (ledger.go). Nil: the check is off.
+	Archive *Archive `yaml:"archive"`
+	Ledger  *Ledger  `yaml:"ledger"`
 
 	// Source is the file the configuration came from, or "(defaults)".
 	Source string `yaml:"-"`
@@ -207,6 +211,10 @@ func (c *Config) Disabled(check string) bool {
 		return c.Restore == nil
 	case check == "pytest":
 		return c.Pytest == nil
+	case check == "archive":
+		return c.Archive == nil
+	case check == "ledger":
+		return c.Ledger == nil
 	}
 	return false
 }

@@ -94,7 +94,9 @@ func Default() *Config {
 			}},
 			Timeout: Duration{20 * time.Minute},
 		},
-		Gate: Gate{Branches: []string{"release/*", "main"}},
+		Gate:    Gate{Branches: []string{"release/*", "main"}},
+		Archive: DefaultArchive(),
+		Ledger:  DefaultLedger(),
 		Checks: Checks{Timeouts: map[string]Duration{
 			"render":  {2 * time.Minute},
 			"restore": {5 * time.Minute},

@@ -126,6 +126,12 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 			}
 		}
 	}
+	if err := c.validateArchive(fail); err != nil {
+		return err
+	}
+	if err := c.validateLedger(fail); err != nil {
+		return err
+	}
 	if err := c.validateLimits(fail); err != nil {
 		return err
 	}
