@@ -48,6 +48,10 @@ type Group struct {
 	// Exclude lists globs (relative to Root) of files under Root that are
 	// not templates.
 	Exclude []string `yaml:"exclude"`
+	// Copy lists globs (relative to Root) of files production copies
+	// verbatim: never rendered, but a change to them still runs the pytest
+	// suites and the runner scenarios (see render.go).
+	Copy []string `yaml:"copy"`
 }
 
 // Jinja holds the environment options, named as in Python Jinja2.
@@ -270,6 +274,9 @@ func (c *Config) ResolveTemplate(ref string) (*Group, string, error) {
 // TemplateFor returns the template entries of g whose glob matches rel, in
 // config order; it is empty when rel is not a template (or is excluded).
 func (g *Group) TemplateFor(rel string) []Template {
+	if g.Copied(rel) {
+		return nil
+	}
 	for _, ex := range g.Exclude {
 		if MatchGlob(ex, rel) {
 			return nil
@@ -300,9 +307,4 @@ func (g *Group) VarSets(t Template) []VarSet {
 	return sets
 }
 
-func formatValue(v any) string {
-	if v == nil {
-		return "null"
-	}
-	return fmt.Sprint(v)
-}
+func formatValue(v any) string { return varValueText(v) }

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Patterns protected by the restore step of the datasmith test.sh: the
 // measurement setup (seed PR "discard agent edits to the measurement setup")
@@ -36,23 +39,38 @@ func Default() *Config {
 					StrictUndefined:     true,
 					KeepTrailingNewline: true,
 				},
-				Vars: map[string]any{
-					"owner":                "example-owner",
-					"repo":                 "example-repo",
-					"issue_number":         1,
-					"task_id":              "example-owner__example-repo-1",
-					"base_commit":          "0123456789abcdef0123456789abcdef01234567",
-					"extra_setup_commands": "",
-					"base_image":           "python:3.12-slim",
-					"numba_threads":        1,
-					"lsv_rounds":           3,
-					"restore_paths":        []any{"benchmarks"},
+				// Each template gets what harbor_adapter/utils.py passes to
+				// it (render_test_sh, render_run_setup_sh, render_dockerfile,
+				// render_solution_sh); the first match wins.
+				Templates: []Template{
+					{Path: "**/test.sh", Vars: harborVars(map[string]any{
+						"base_commit":   "0123456789abcdef0123456789abcdef01234567",
+						"rounds":        5,
+						"restore_paths": "benchmarks",
+						"render_env":    map[string]any{},
+					}), Matrix: map[string][]any{"run_pytest": {true, false}}},
+					{Path: "**/setup.sh", Vars: harborVars(map[string]any{
+						"rounds":               5,
+						"extra_setup_commands": "",
+						"harbor_agent_name":    "oracle",
+						"render_env":           map[string]any{},
+					})},
+					{Path: "**/Dockerfile", Vars: map[string]any{
+						"base_image":    "python:3.12-slim",
+						"numba_threads": 2,
+						"lsv_rounds":    5,
+					}},
+					{Path: "**/solve.sh", Vars: map[string]any{
+						"solution_patch": "diff --git a/src/example.py b/src/example.py\n--- a/src/example.py\n+++ b/src/example.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
+					}},
+					// A template production does not render yet: the
+					// variables any harbor template gets.
+					{Path: "**", Vars: harborVars(map[string]any{"rounds": 5})},
 				},
-				Matrix: map[string][]any{
-					"run_pytest": {true, false},
-					"rounds":     {5, nil},
-				},
-				Templates: []Template{{Path: "**"}},
+				// The adapter copies these verbatim (TEST_HELPERS,
+				// entrypoint.sh) or fills instruction.md by plain string
+				// replacement: they are not Jinja templates.
+				Copy: []string{"**/*.py", "**/entrypoint.sh", "**/instruction.md"},
 			},
 			{
 				Name: "prompts",
@@ -61,12 +79,26 @@ func Default() *Config {
 					TrimBlocks:   true,
 					LstripBlocks: true,
 				},
-				Vars: map[string]any{
-					"repo_description":     "A small example library.",
-					"initial_observations": "The slow path is in parse().",
-					"issues":               []any{map[string]any{"number": 1, "title": "parse() is slow", "body": "It takes 2 s."}},
+				// github/render.py renders issues.md.j2 with the issue
+				// objects (IssueExpanded), then final.md.j2 with its output
+				// as the string issues.
+				Templates: []Template{
+					{Path: "**/issues.md.j2", Vars: map[string]any{
+						"issues": []any{map[string]any{
+							"number":           1,
+							"title":            "parse() is slow",
+							"url":              "https://example.invalid/issues/1",
+							"description":      "It takes 2 s.",
+							"comments":         []any{"Seen on 1.2 too."},
+							"cross_references": []any{"#2"},
+						}},
+					}},
+					{Path: "**/*.j2", Vars: map[string]any{
+						"repo_description":     "A small example library.",
+						"initial_observations": "The slow path is in parse().",
+						"issues":               "# Issue #1: parse() is slow\nDescription:\nIt takes 2 s.\n",
+					}},
 				},
-				Templates: []Template{{Path: "**/*.j2"}},
 			},
 		},
 		Restore: &Restore{
@@ -103,4 +135,17 @@ func Default() *Config {
 			"pytest":  {30 * time.Minute},
 		}},
 	}
+}
+
+// harborVars is what every harbor template gets (the task's identity),
+// with more on top.
+func harborVars(more map[string]any) map[string]any {
+	vars := map[string]any{
+		"owner":        "example-owner",
+		"repo":         "example-repo",
+		"issue_number": 1,
+		"task_id":      "example-owner__example-repo__1",
+	}
+	maps.Copy(vars, more)
+	return vars
 }

@@ -132,6 +132,9 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 	if err := c.validateLedger(fail); err != nil {
 		return err
 	}
+	if err := c.validateCopy(fail); err != nil {
+		return err
+	}
 	if err := c.validateLimits(fail); err != nil {
 		return err
 	}
