@@ -25,6 +25,10 @@ type Config struct {
 	PreExisting string `yaml:"pre_existing"`
 	// Limits bound what a PR's templates can cost (see limits.go).
 	Limits Limits `yaml:"limits"`
+	// Sync configures the sync check (sync.go); Names the names check
+	// (names.go). Nil: the check is off.
+	Sync  *Sync  `yaml:"sync"`
+	Names *Names `yaml:"names"`
 	// Archive configures the archive check (archive.go); Ledger the
 	// release ledger (ledger.go). Nil: the check is off.
 	Archive *Archive `yaml:"archive"`
@@ -215,6 +219,10 @@ func (c *Config) Disabled(check string) bool {
 		return c.Restore == nil
 	case check == "pytest":
 		return c.Pytest == nil
+	case check == "sync":
+		return c.Sync == nil
+	case check == "names":
+		return c.Names == nil
 	case check == "archive":
 		return c.Archive == nil
 	case check == "ledger":

@@ -129,6 +129,8 @@ func Default() *Config {
 		Gate:    Gate{Branches: []string{"release/*", "main"}},
 		Archive: DefaultArchive(),
 		Ledger:  DefaultLedger(),
+		Sync:    DefaultSync(),
+		Names:   &Names{},
 		Checks: Checks{Timeouts: map[string]Duration{
 			"render":  {2 * time.Minute},
 			"restore": {5 * time.Minute},

@@ -138,6 +138,12 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 	if err := c.validateLimits(fail); err != nil {
 		return err
 	}
+	if err := c.validateSync(fail); err != nil {
+		return err
+	}
+	if err := c.validateNames(fail); err != nil {
+		return err
+	}
 	for j, b := range c.Gate.Branches {
 		if !validGlob(b) {
 			return fail(fmt.Sprintf("gate branch %q is not a valid glob", b), "gate", "branches", strconv.Itoa(j))

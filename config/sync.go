@@ -1,0 +1,147 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Sync configures the sync check: groups of copies of one list or text that
+// must stay equal, such as the restore pattern list of tests/test.sh and
+// PROTECTED_PATCH_PATTERNS of the grader (seed "discard agent edits to the
+// measurement setup": "A change to one needs the same change to the other").
+type Sync struct {
+	Groups []SyncGroup `yaml:"groups"`
+}
+
+// SyncGroup is one set of copies.
+type SyncGroup struct {
+	Name   string     `yaml:"name"`
+	Copies []SyncCopy `yaml:"copies"`
+}
+
+// SyncCopy is one copy: a file and one extractor that yields its items.
+// Exactly one of Bash, Python, JinjaDefault and Between is set.
+type SyncCopy struct {
+	// Path is a repository path, or "group:path" for a template. A template
+	// (either form, when the path is a template of a group) is rendered
+	// first with its first variable set and Vars on top; JinjaDefault
+	// reads the template source instead.
+	Path string `yaml:"path"`
+	// Bash names a bash array; its elements are the items.
+	Bash string `yaml:"bash"`
+	// Python names a module-level list, tuple or set of strings.
+	Python string `yaml:"python"`
+	// JinjaDefault names a Jinja variable: the items are the argument of
+	// its default filter, a list of strings or one string.
+	JinjaDefault string `yaml:"jinja_default"`
+	// Between takes the lines strictly between the first line matching
+	// Start and the next line matching End, trimmed, empty lines dropped.
+	Between *Section `yaml:"between"`
+	// Vars override the template's variables when the copy is rendered.
+	Vars map[string]any `yaml:"vars"`
+	// Drop lists items removed before the comparison, such as the "-e" of
+	// a grep argument array.
+	Drop []string `yaml:"drop"`
+	// OnlyHere lists items this copy may have that the others lack.
+	OnlyHere []string `yaml:"only_here"`
+}
+
+// Extractor names the copy's extractor: bash, python, jinja_default or between.
+func (c *SyncCopy) Extractor() string {
+	switch {
+	case c.Bash != "":
+		return "bash"
+	case c.Python != "":
+		return "python"
+	case c.JinjaDefault != "":
+		return "jinja_default"
+	case c.Between != nil:
+		return "between"
+	}
+	return ""
+}
+
+// Datasmith's copies of the restore pattern list.
+const (
+	// DefaultGatesPath is the grader's file that holds
+	// PROTECTED_PATCH_PATTERNS, at the repository top as datasmith's seed
+	// names it (fcrl/grading/gates.py).
+	DefaultGatesPath = "fcrl/grading/gates.py"
+	// DefaultGatesName is the list in DefaultGatesPath.
+	DefaultGatesName = "PROTECTED_PATCH_PATTERNS"
+	// DefaultRestoreArray is the bash array of the restore patterns in
+	// tests/test.sh.
+	DefaultRestoreArray = "_fc_restore_patterns"
+)
+
+// DefaultSync is datasmith's sync block: the restore patterns of the
+// rendered tests/test.sh against PROTECTED_PATCH_PATTERNS. The test-file
+// patterns are in test.sh only, on purpose (seed "restore step also matches
+// test files"), so they are only_here items of the test.sh copy.
+func DefaultSync() *Sync {
+	return &Sync{Groups: []SyncGroup{{
+		Name: "restore-patterns",
+		Copies: []SyncCopy{
+			{Path: "harbor:tests/test.sh", Bash: DefaultRestoreArray, Drop: []string{"-e"},
+				OnlyHere: append([]string{}, TestFilePatterns...)},
+			{Path: DefaultGatesPath, Python: DefaultGatesName},
+		},
+	}}}
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// validateSync checks the sync block.
+func (c *Config) validateSync(fail func(msg string, keyPath ...string) error) error {
+	s := c.Sync
+	if s == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for i, g := range s.Groups {
+		gi := strconv.Itoa(i)
+		if g.Name == "" {
+			return fail("a sync group needs a name", "sync", "groups", gi)
+		}
+		if names[g.Name] {
+			return fail(fmt.Sprintf("sync group name %q is used twice", g.Name), "sync", "groups", gi, "name")
+		}
+		names[g.Name] = true
+		if len(g.Copies) < 2 {
+			return fail(fmt.Sprintf("sync group %q needs at least two copies", g.Name), "sync", "groups", gi, "copies")
+		}
+		for j, cp := range g.Copies {
+			at := []string{"sync", "groups", gi, "copies", strconv.Itoa(j)}
+			if cp.Path == "" {
+				return fail(fmt.Sprintf("a copy of sync group %q needs a path", g.Name), at...)
+			}
+			n := 0
+			for _, set := range []bool{cp.Bash != "", cp.Python != "", cp.JinjaDefault != "", cp.Between != nil} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				return fail(fmt.Sprintf("copy %s of sync group %q needs exactly one of bash, python, jinja_default and between", cp.Path, g.Name), at...)
+			}
+			for _, name := range []string{cp.Bash, cp.Python, cp.JinjaDefault} {
+				if name != "" && !identRE.MatchString(name) {
+					return fail(fmt.Sprintf("copy %s: %q is not a variable name", cp.Path, name), at...)
+				}
+			}
+			if b := cp.Between; b != nil {
+				for _, kv := range [][2]string{{"start", b.Start}, {"end", b.End}} {
+					k, v := kv[0], kv[1]
+					if v == "" {
+						return fail(fmt.Sprintf("copy %s: between.%s is empty", cp.Path, k), append(at, "between")...)
+					}
+					if _, err := regexp.Compile(v); err != nil {
+						return fail(fmt.Sprintf("copy %s: between.%s is not a valid regular expression: %v", cp.Path, k, err), append(at, "between", k)...)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
