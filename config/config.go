@@ -33,6 +33,10 @@ type Config struct {
 	// release ledger (ledger.go). Nil: the check is off.
 	Archive *Archive `yaml:"archive"`
 	Ledger  *Ledger  `yaml:"ledger"`
+	// Taint configures the taint check (taint.go); Description the
+	// description check (description.go). Nil: the check is off.
+	Taint       *Taint       `yaml:"taint"`
+	Description *Description `yaml:"description"`
 
 	// Source is the file the configuration came from, or "(defaults)".
 	Source string `yaml:"-"`
@@ -227,6 +231,10 @@ func (c *Config) Disabled(check string) bool {
 		return c.Archive == nil
 	case check == "ledger":
 		return c.Ledger == nil
+	case check == "taint":
+		return c.Taint == nil
+	case check == "description":
+		return c.Description == nil
 	}
 	return false
 }

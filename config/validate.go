@@ -138,6 +138,12 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 	if err := c.validateLimits(fail); err != nil {
 		return err
 	}
+	if err := c.validateTaint(fail); err != nil {
+		return err
+	}
+	if err := c.validateDescription(fail); err != nil {
+		return err
+	}
 	if err := c.validateSync(fail); err != nil {
 		return err
 	}
