@@ -74,20 +74,28 @@ func (k *keyedMutex) lock(key string) func() {
 // than one such comment, it edits the oldest and deletes the others.
 // Within this process, one Comment per pull request runs at a time.
 func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, error) {
+	c, _, err := p.comment(ctx, body, true)
+	return c, err
+}
+
+// comment edits the oldest of our comments and deletes the other copies;
+// with none, it creates the comment when create is true. ok is false when
+// it published nothing.
+func (p *Publisher) comment(ctx context.Context, body string, create bool) (CommentResult, bool, error) {
 	if p.pr <= 0 {
-		return CommentResult{}, errors.New("publish the comment: no pull request number")
+		return CommentResult{}, false, errors.New("publish the comment: no pull request number")
 	}
 	body = CommentBody(body)
 	defer commentLocks.lock(strings.ToLower(p.owner+"/"+p.repo) + "#" + strconv.Itoa(p.pr))()
 	ours, err := p.findComments(ctx)
 	if err != nil {
-		return CommentResult{}, err
+		return CommentResult{}, false, err
 	}
 	if len(ours) > 0 {
 		old := ours[0]
 		c, _, err := p.client.Issues.EditComment(ctx, p.owner, p.repo, old.GetID(), &github.IssueComment{Body: ptr(body)})
 		if err != nil {
-			return CommentResult{}, fmt.Errorf("edit comment %d on pull request #%d: %w", old.GetID(), p.pr, err)
+			return CommentResult{}, false, fmt.Errorf("edit comment %d on pull request #%d: %w", old.GetID(), p.pr, err)
 		}
 		for _, extra := range ours[1:] {
 			if _, err := p.client.Issues.DeleteComment(ctx, p.owner, p.repo, extra.GetID()); err != nil {
@@ -96,13 +104,16 @@ func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, er
 				p.log.Info("deleted a second copy of the comment", "comment", extra.GetID(), "kept", old.GetID(), "pr", p.pr)
 			}
 		}
-		return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL()}, nil
+		return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL()}, true, nil
+	}
+	if !create {
+		return CommentResult{}, false, nil
 	}
 	c, _, err := p.client.Issues.CreateComment(ctx, p.owner, p.repo, p.pr, &github.IssueComment{Body: ptr(body)})
 	if err != nil {
-		return CommentResult{}, fmt.Errorf("create the comment on pull request #%d: %w", p.pr, err)
+		return CommentResult{}, false, fmt.Errorf("create the comment on pull request #%d: %w", p.pr, err)
 	}
-	return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, nil
+	return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, true, nil
 }
 
 // FindComment reads every page of the pull request's comments and returns
