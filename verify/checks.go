@@ -2,6 +2,7 @@ package verify
 
 import (
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/description"
 	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/checks/restore"
@@ -13,5 +14,6 @@ func DefaultChecks() []checks.Check {
 		render.New(),
 		restore.New(),
 		pytestcheck.New(),
+		description.New(),
 	}
 }
