@@ -2,6 +2,7 @@ package verify
 
 import (
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/archive"
 	"github.com/formula-code/template-verify/checks/description"
 	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
@@ -14,6 +15,7 @@ func DefaultChecks() []checks.Check {
 		render.New(),
 		restore.New(),
 		pytestcheck.New(),
+		archive.New(),
 		description.New(),
 	}
 }

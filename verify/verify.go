@@ -149,7 +149,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if note != "" {
 		rep.Notes = append([]string{note}, rep.Notes...)
 	}
-	if p.Empty() {
+	if p.Empty() && !anyOtherWork(p, eff, opts.Checks, opts.Only) {
 		rep.Overall = checks.Success
 		rep.Notes = append(rep.Notes, fmt.Sprintf("No template changed between %s and %s, so there is nothing to verify.", opts.Base, opts.Head))
 		rep.Duration = time.Since(start)
@@ -178,6 +178,10 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 				Title:   "Not selected with --only",
 				Summary: "The check did not run because the command line selects other checks.",
 			})
+			continue
+		}
+		if r, skip := noTemplateWork(c, p, eff); skip {
+			disabled = append(disabled, r)
 			continue
 		}
 		if cfg.Disabled(c.Name()) {

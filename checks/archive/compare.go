@@ -1,0 +1,427 @@
+package archive
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/formula-code/template-verify/internal/textdiff"
+)
+
+// Kinds of member change besides content, as archive.allow names them.
+const (
+	KindAdded   = "added"
+	KindRemoved = "removed"
+	KindOrder   = "order"
+	KindMode    = "mode"
+	KindMtime   = "mtime"
+	KindOwner   = "owner"
+	KindType    = "type"
+)
+
+// maxListed is how many member names a list in the result keeps.
+const maxListed = 20
+
+// maxGroups is how many distinct diffs keep an example; more are counted.
+const maxGroups = 50
+
+// diffContext is the context lines of a member diff (seed 003 shows one).
+const diffContext = 1
+
+// Mask is one compiled archive mask.
+type Mask struct {
+	Re      *regexp.Regexp
+	Replace string
+}
+
+// Options controls one comparison.
+type Options struct {
+	Masks   []Mask
+	MaxDiff int64 // largest member whose content is diffed
+	// ShellDir, when set, receives every changed or added shell member:
+	// head/<n>.sh and, where the base has it, base/<n>.sh.
+	ShellDir string
+	// MaxShell caps how many shell members are written.
+	MaxShell int
+}
+
+// member is one archive member. Data holds the content when it is at most
+// Options.MaxDiff bytes; Sum always holds its sha256 for larger ones.
+type member struct {
+	Name         string
+	Index        int
+	Type         byte
+	Mode         int64
+	Size         int64
+	ModTime      time.Time
+	UID, GID     int
+	Uname, Gname string
+	Link         string
+	Sum          [32]byte
+	Data         []byte
+	HasData      bool
+}
+
+// Kind is the count of one kind of member change, with an example.
+type Kind struct {
+	Count   int    `json:"count"`
+	Example string `json:"example"` // member name
+	Detail  string `json:"detail"`  // "0644 -> 0755"
+}
+
+// Group is one distinct diff after masking.
+type Group struct {
+	Count   int    `json:"count"`
+	Example string `json:"example"` // member name
+	Diff    string `json:"diff"`    // the example's diff, unmasked
+}
+
+// ShellFile is a changed shell member written to Options.ShellDir.
+type ShellFile struct {
+	Member  string
+	File    string // under ShellDir/head
+	HasBase bool   // ShellDir/base has the same file name
+}
+
+// Diff is the comparison of one archive at base and head.
+type Diff struct {
+	BaseFormat, HeadFormat   string
+	BaseMembers, HeadMembers int
+	Added, Removed           []string // at most maxListed names each
+	Kinds                    map[string]*Kind
+	// Changed counts members whose content differs; ChangedByName counts
+	// them by base name ("test.sh").
+	Changed       int
+	ChangedByName map[string]int
+	Groups        []*Group
+	GroupsCut     int // distinct diffs past maxGroups, not kept
+	Binary        int // changed members that are not text
+	Large         int // changed members larger than MaxDiff
+	Shell         []ShellFile
+	ShellCut      int
+	groupIndex    map[string]*Group
+	pairs         [][2]int // (base index, head index) of matched members
+}
+
+// side reads one archive.
+type side struct {
+	tr     *tar.Reader
+	n      int
+	counts map[string]int
+	buf    bytes.Buffer
+	done   bool
+}
+
+// next reads the next member; it returns nil at the end. The member's Data
+// aliases the side's buffer until the next call.
+func (s *side) next(maxDiff int64) (*member, error) {
+	if s.done {
+		return nil, nil
+	}
+	h, err := s.tr.Next()
+	if err == io.EOF {
+		s.done = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("member %d: %w", s.n+1, err)
+	}
+	m := &member{
+		Name: h.Name, Index: s.n, Type: h.Typeflag, Mode: h.Mode, Size: h.Size, ModTime: h.ModTime,
+		UID: h.Uid, GID: h.Gid, Uname: h.Uname, Gname: h.Gname, Link: h.Linkname,
+	}
+	s.n++
+	if h.Size <= maxDiff {
+		s.buf.Reset()
+		if _, err := io.Copy(&s.buf, s.tr); err != nil {
+			return nil, fmt.Errorf("member %s: %w", h.Name, err)
+		}
+		m.Data, m.HasData = s.buf.Bytes(), true
+	} else {
+		hs := sha256.New()
+		if _, err := io.Copy(hs, s.tr); err != nil {
+			return nil, fmt.Errorf("member %s: %w", h.Name, err)
+		}
+		copy(m.Sum[:], hs.Sum(nil))
+	}
+	// A name that occurs twice is matched by occurrence.
+	k := s.counts[h.Name]
+	s.counts[h.Name] = k + 1
+	if k > 0 {
+		m.Name = h.Name + "\x00" + strconv.Itoa(k)
+	}
+	return m, nil
+}
+
+// keep detaches a member's data from the side's buffer.
+func keep(m *member) *member {
+	if m.HasData {
+		m.Data = bytes.Clone(m.Data)
+	}
+	return m
+}
+
+// Compare reads both archives side by side and compares them member by
+// member. Members that keep their order are compared as they stream; the
+// others wait in a map until their partner arrives.
+func Compare(base, head io.Reader, opt Options) (*Diff, error) {
+	if opt.MaxDiff <= 0 {
+		opt.MaxDiff = 1 << 20
+	}
+	br, bfmt, bclose, err := decompress(base)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	defer bclose()
+	hr, hfmt, hclose, err := decompress(head)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	defer hclose()
+	d := &Diff{BaseFormat: bfmt, HeadFormat: hfmt, Kinds: map[string]*Kind{}, ChangedByName: map[string]int{}, groupIndex: map[string]*Group{}}
+	bs := &side{tr: tar.NewReader(br), counts: map[string]int{}}
+	hs := &side{tr: tar.NewReader(hr), counts: map[string]int{}}
+	pendB, pendH := map[string]*member{}, map[string]*member{}
+	var removed, added []*member
+	for !bs.done || !hs.done {
+		mb, err := bs.next(opt.MaxDiff)
+		if err != nil {
+			return nil, fmt.Errorf("base: %w", err)
+		}
+		mh, err := hs.next(opt.MaxDiff)
+		if err != nil {
+			return nil, fmt.Errorf("head: %w", err)
+		}
+		if mb != nil && mh != nil && mb.Name == mh.Name {
+			if err := d.compare(mb, mh, opt); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if mb != nil {
+			if p, ok := pendH[mb.Name]; ok {
+				delete(pendH, mb.Name)
+				if err := d.compare(mb, p, opt); err != nil {
+					return nil, err
+				}
+			} else {
+				pendB[mb.Name] = keep(mb)
+			}
+		}
+		if mh != nil {
+			if p, ok := pendB[mh.Name]; ok {
+				delete(pendB, mh.Name)
+				if err := d.compare(p, mh, opt); err != nil {
+					return nil, err
+				}
+			} else {
+				pendH[mh.Name] = keep(mh)
+			}
+		}
+	}
+	d.BaseMembers, d.HeadMembers = bs.n, hs.n
+	for _, m := range pendB {
+		removed = append(removed, m)
+	}
+	for _, m := range pendH {
+		added = append(added, m)
+		if err := d.shell(nil, m, opt); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(removed, func(i, j int) bool { return removed[i].Index < removed[j].Index })
+	sort.Slice(added, func(i, j int) bool { return added[i].Index < added[j].Index })
+	for _, m := range removed {
+		d.note(KindRemoved, m.Name, "")
+		if len(d.Removed) < maxListed {
+			d.Removed = append(d.Removed, display(m.Name))
+		}
+	}
+	for _, m := range added {
+		d.note(KindAdded, m.Name, "")
+		if len(d.Added) < maxListed {
+			d.Added = append(d.Added, display(m.Name))
+		}
+	}
+	if moved := d.moved(); moved > 0 {
+		d.Kinds[KindOrder] = &Kind{Count: moved, Detail: fmt.Sprintf("%d of %d common members are in another order", moved, len(d.pairs))}
+	}
+	sort.SliceStable(d.Shell, func(i, j int) bool { return d.Shell[i].File < d.Shell[j].File })
+	return d, nil
+}
+
+// display is a member name without the occurrence suffix.
+func display(name string) string {
+	n, _, _ := strings.Cut(name, "\x00")
+	return n
+}
+
+func (d *Diff) note(kind, name, detail string) {
+	k := d.Kinds[kind]
+	if k == nil {
+		k = &Kind{Example: display(name), Detail: detail}
+		d.Kinds[kind] = k
+	}
+	k.Count++
+}
+
+// compare compares one member at base and head.
+func (d *Diff) compare(b, h *member, opt Options) error {
+	d.pairs = append(d.pairs, [2]int{b.Index, h.Index})
+	if b.Type != h.Type || b.Link != h.Link {
+		d.note(KindType, b.Name, fmt.Sprintf("type %q -> %q", b.Type, h.Type))
+	}
+	if b.Mode != h.Mode {
+		d.note(KindMode, b.Name, fmt.Sprintf("%04o -> %04o", b.Mode, h.Mode))
+	}
+	if !b.ModTime.Equal(h.ModTime) {
+		d.note(KindMtime, b.Name, fmt.Sprintf("%s -> %s", b.ModTime.UTC().Format(time.RFC3339), h.ModTime.UTC().Format(time.RFC3339)))
+	}
+	if b.UID != h.UID || b.GID != h.GID || b.Uname != h.Uname || b.Gname != h.Gname {
+		d.note(KindOwner, b.Name, fmt.Sprintf("%d:%d (%s:%s) -> %d:%d (%s:%s)", b.UID, b.GID, b.Uname, b.Gname, h.UID, h.GID, h.Uname, h.Gname))
+	}
+	switch {
+	case b.HasData && h.HasData:
+		if bytes.Equal(b.Data, h.Data) {
+			return nil
+		}
+	case !b.HasData && !h.HasData:
+		if b.Sum == h.Sum {
+			return nil
+		}
+	}
+	d.Changed++
+	d.ChangedByName[path.Base(display(b.Name))]++
+	if !b.HasData || !h.HasData {
+		d.Large++
+		return nil
+	}
+	if !isText(b.Data) || !isText(h.Data) {
+		d.Binary++
+		return nil
+	}
+	name := display(b.Name)
+	diff, _ := textdiff.Unified("a/"+name, "b/"+name, string(b.Data), string(h.Data), diffContext)
+	d.group(name, diff, opt.Masks)
+	return d.shell(b, h, opt)
+}
+
+// hunkHeader matches a unified diff's hunk header.
+var hunkHeader = regexp.MustCompile(`(?m)^@@ [^@]* @@`)
+
+// group adds a member's diff to its group: the diff without its file
+// names and line numbers, with the masks applied.
+func (d *Diff) group(name, diff string, masks []Mask) {
+	body := diff
+	for range 2 { // the --- and +++ lines
+		if _, rest, ok := strings.Cut(body, "\n"); ok {
+			body = rest
+		}
+	}
+	key := hunkHeader.ReplaceAllString(body, "@@")
+	for _, m := range masks {
+		key = m.Re.ReplaceAllString(key, m.Replace)
+	}
+	if g, ok := d.groupIndex[key]; ok {
+		g.Count++
+		return
+	}
+	if len(d.Groups) >= maxGroups {
+		d.GroupsCut++
+		d.groupIndex[key] = &Group{Count: 1}
+		return
+	}
+	g := &Group{Count: 1, Example: name, Diff: diff}
+	d.groupIndex[key] = g
+	d.Groups = append(d.Groups, g)
+}
+
+// Distinct is the number of distinct diffs after masking.
+func (d *Diff) Distinct() int { return len(d.Groups) + d.GroupsCut }
+
+// isText reports whether data looks like text: no NUL byte.
+func isText(data []byte) bool { return bytes.IndexByte(data, 0) < 0 }
+
+// isShell reports whether a member is a shell script: a .sh name or a
+// bash or sh shebang.
+func isShell(name string, data []byte) bool {
+	if strings.HasSuffix(name, ".sh") {
+		return true
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return false
+	}
+	f := strings.Fields(strings.TrimPrefix(string(line), "#!"))
+	if len(f) == 0 {
+		return false
+	}
+	prog := path.Base(f[0])
+	if prog == "env" && len(f) > 1 {
+		prog = f[1]
+	}
+	return prog == "bash" || prog == "sh"
+}
+
+// shell writes a changed or added shell member for bash -n.
+func (d *Diff) shell(b, h *member, opt Options) error {
+	if opt.ShellDir == "" || !h.HasData || !isText(h.Data) || !isShell(display(h.Name), h.Data) || h.Type != tar.TypeReg {
+		return nil
+	}
+	if len(d.Shell) >= opt.MaxShell {
+		d.ShellCut++
+		return nil
+	}
+	f := ShellFile{Member: display(h.Name), File: fmt.Sprintf("%06d.sh", len(d.Shell)), HasBase: b != nil && b.HasData}
+	if err := os.WriteFile(filepath.Join(opt.ShellDir, "head", f.File), h.Data, 0o644); err != nil {
+		return fmt.Errorf("write a shell member for bash -n: %w", err)
+	}
+	if f.HasBase {
+		if err := os.WriteFile(filepath.Join(opt.ShellDir, "base", f.File), b.Data, 0o644); err != nil {
+			return fmt.Errorf("write a shell member for bash -n: %w", err)
+		}
+	}
+	d.Shell = append(d.Shell, f)
+	return nil
+}
+
+// moved counts the common members that are out of order: the number of
+// pairs outside the longest run that keeps its order.
+func (d *Diff) moved() int {
+	p := d.pairs
+	sort.Slice(p, func(i, j int) bool { return p[i][0] < p[j][0] })
+	var tails []int // longest increasing subsequence of head indices
+	for _, x := range p {
+		i := sort.SearchInts(tails, x[1])
+		if i == len(tails) {
+			tails = append(tails, x[1])
+		} else {
+			tails[i] = x[1]
+		}
+	}
+	return len(p) - len(tails)
+}
+
+// errNoShellDir is returned when the shell folder cannot be made.
+var errNoShellDir = errors.New("no folder for bash -n")
+
+// makeShellDir makes dir/base and dir/head.
+func makeShellDir(dir string) error {
+	for _, s := range []string{"base", "head"} {
+		if err := os.MkdirAll(filepath.Join(dir, s), 0o755); err != nil {
+			return fmt.Errorf("%w: %w", errNoShellDir, err)
+		}
+	}
+	return nil
+}
