@@ -1,0 +1,493 @@
+package synccheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
+)
+
+// Name is the check's name.
+const Name = "sync"
+
+// Check is the sync check.
+type Check struct{}
+
+// New returns the sync check.
+func New() *Check { return &Check{} }
+
+// Name implements checks.Check.
+func (*Check) Name() string { return Name }
+
+// copyState is one copy at one commit.
+type copyState struct {
+	path     string // repository path
+	rendered bool   // the items come from the rendered template
+	items    []Item
+	// missing says that the file, array, name or marker is not there;
+	// broken that the copy is there but cannot be read (a render error,
+	// a value that is not a literal). Either way it is not compared.
+	missing, broken string
+}
+
+func (s copyState) usable() bool { return s.missing == "" && s.broken == "" }
+
+func (s copyState) problem() string {
+	if s.missing != "" {
+		return s.missing
+	}
+	return s.broken
+}
+
+// lack is an item a copy does not have that another copy has.
+type lack struct {
+	value string
+	from  int // the index of the copy that has it
+	line  int // its line there
+}
+
+// side is a group at one commit.
+type side struct {
+	states []copyState
+	lacks  [][]lack // per copy; nil when a copy is not usable
+}
+
+func (s side) usable() bool {
+	for _, st := range s.states {
+		if !st.usable() {
+			return false
+		}
+	}
+	return true
+}
+
+func (s side) differ() bool {
+	for _, l := range s.lacks {
+		if len(l) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Run implements checks.Check.
+func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
+	res := checks.Result{Check: Name}
+	// The groups are read at the base when it has a configuration: a pull
+	// request cannot excuse its own difference (only_here, drop) or drop
+	// a group.
+	cfg := in.Config
+	if in.BaseConfig != nil && in.BaseConfig.Sync != nil {
+		cfg = in.BaseConfig
+	}
+	if cfg.Sync == nil || len(cfg.Sync.Groups) == 0 {
+		res.Conclusion, res.Title = checks.Skipped, "No sync groups are configured"
+		res.Summary = res.Title + "."
+		return res
+	}
+	if cfg != in.Config && !reflect.DeepEqual(cfg.Sync, in.Config.Sync) {
+		res.Notes = append(res.Notes, "This change edits the sync block; the base's block is used, and the new one applies after the merge.")
+	}
+	baseCfg := in.Config
+	if in.BaseConfig != nil {
+		baseCfg = in.BaseConfig
+	}
+	r := jinja.NewRenderer(jinja.LimitsOf(in.Config.Limits.Effective()))
+	defer r.Close()
+	strict := config.PreExistingFails(in.BaseConfig, in.Config)
+	touched := touchedPaths(in)
+
+	table := checks.Table{Title: "Copies that must stay equal", Header: []string{"Group", "Copies", "Base", "Head"}}
+	compared, notCompared := 0, 0
+	var skippedNames []string
+	for _, g := range cfg.Sync.Groups {
+		if !triggered(cfg, g, touched) {
+			skippedNames = append(skippedNames, g.Name)
+			continue
+		}
+		base := c.side(ctx, in, r, baseCfg, cfg, g, in.Plan.MergeBase)
+		head := c.side(ctx, in, r, in.Config, cfg, g, in.Plan.Head)
+		if err := ctx.Err(); err != nil {
+			res.Conclusion, res.Title = checks.Cancelled, "The sync check was stopped"
+			return res
+		}
+		fs, ok := judge(g, base, head, strict)
+		res.Findings = append(res.Findings, fs...)
+		if ok {
+			compared++
+		} else {
+			notCompared++
+			res.Notes = append(res.Notes, fmt.Sprintf("Sync group %s was not compared: a copy is missing at the base and at the head.", g.Name))
+		}
+		table.Rows = append(table.Rows, []string{g.Name, copyList(head), verdict(base), verdict(head)})
+	}
+	if len(table.Rows) > 0 {
+		res.Tables = append(res.Tables, table)
+	}
+	fails := res.Failures()
+	switch {
+	case fails > 0:
+		res.Conclusion = checks.Failure
+		res.Title = fmt.Sprintf("%s of copies that must stay equal", plural(fails, "problem"))
+	case notCompared > 0:
+		res.Conclusion = checks.NotRun
+		res.Title = fmt.Sprintf("%s could not be compared: a copy is missing", plural(notCompared, "sync group"))
+	case compared > 0:
+		res.Conclusion = checks.Success
+		res.Title = fmt.Sprintf("%s equal at the head", plural(compared, "sync group"))
+	default:
+		res.Conclusion = checks.Skipped
+		res.Title = "This change touches no copy of a sync group"
+	}
+	res.Summary = res.Title + "."
+	if len(skippedNames) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("Not compared, because this change touches none of their copies: %s.", strings.Join(skippedNames, ", ")))
+	}
+	res.Figures = append(res.Figures, checks.Figure{Label: "Sync groups compared", Value: fmt.Sprintf("%d of %d", compared, len(cfg.Sync.Groups))})
+	return res
+}
+
+// touchedPaths is every changed path and every planned template (a
+// template is planned when a file it includes changed).
+func touchedPaths(in *checks.Input) map[string]bool {
+	t := map[string]bool{}
+	for _, p := range in.Plan.ChangedPaths() {
+		t[p] = true
+	}
+	for _, tm := range in.Plan.Templates {
+		t[tm.Path], t[tm.OldPath] = true, true
+	}
+	return t
+}
+
+// triggered reports whether the change touches a copy of g.
+func triggered(cfg *config.Config, g config.SyncGroup, touched map[string]bool) bool {
+	for _, cp := range g.Copies {
+		if p, _, _, err := resolve(cfg, cp); err == nil && touched[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve returns the repository path of a copy and, for a template, its
+// group and loader name.
+func resolve(cfg *config.Config, cp config.SyncCopy) (string, *config.Group, string, error) {
+	if strings.Contains(cp.Path, ":") {
+		g, rel, err := cfg.ResolveTemplate(cp.Path)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("copy %s: %w", cp.Path, err)
+		}
+		return path.Join(g.Root, rel), g, rel, nil
+	}
+	if g, rel, ok := cfg.GroupOf(cp.Path); ok && len(g.TemplateFor(rel)) > 0 {
+		return cp.Path, g, rel, nil
+	}
+	return cp.Path, nil, "", nil
+}
+
+// side reads every copy of g at rev. groups resolves template groups (the
+// configuration of that commit); sync is the configuration of the groups.
+func (c *Check) side(ctx context.Context, in *checks.Input, r *jinja.Renderer, groups, sync *config.Config, g config.SyncGroup, rev string) side {
+	var s side
+	for _, cp := range g.Copies {
+		s.states = append(s.states, c.read(ctx, in, r, groups, sync, cp, rev))
+	}
+	if s.usable() {
+		s.lacks = compare(g, s.states)
+	}
+	return s
+}
+
+// read extracts one copy at rev.
+func (c *Check) read(ctx context.Context, in *checks.Input, r *jinja.Renderer, groups, sync *config.Config, cp config.SyncCopy, rev string) copyState {
+	repoPath, g, rel, err := resolve(groups, cp)
+	if err != nil {
+		if repoPath, g, rel, err = resolve(sync, cp); err != nil {
+			return copyState{path: cp.Path, broken: err.Error()}
+		}
+	}
+	st := copyState{path: repoPath}
+	lim := in.Config.Limits.Effective()
+	dir := repoPath
+	if g != nil {
+		dir = g.Root
+	}
+	files, err := in.Plan.Trees.Get(ctx, rev, dir)
+	if err != nil {
+		st.broken = fmt.Sprintf("%s cannot be read: %v", repoPath, err)
+		return st
+	}
+	links, _ := in.Plan.Trees.Symlinks(ctx, rev, dir)
+	src, ok := files[repoPath]
+	switch {
+	case !ok:
+		st.missing = fmt.Sprintf("%s is not in the repository", repoPath)
+		return st
+	case links[repoPath] != "":
+		st.broken = fmt.Sprintf("%s is a symbolic link to %q; it is not followed", repoPath, links[repoPath])
+		return st
+	case len(src) > lim.RenderOutput:
+		st.broken = fmt.Sprintf("%s is %d bytes, more than limits.render_output (%d)", repoPath, len(src), lim.RenderOutput)
+		return st
+	}
+	text := string(src)
+	if g != nil && cp.JinjaDefault == "" {
+		out, err := render(ctx, r, g, rel, files, links, cp.Vars, lim)
+		if err != nil {
+			st.broken = fmt.Sprintf("%s does not render: %v", repoPath, err)
+			return st
+		}
+		text, st.rendered = out, true
+	}
+	var items []Item
+	switch cp.Extractor() {
+	case "bash":
+		items, err = BashArray(text, cp.Bash)
+	case "python":
+		items, err = PythonList(text, cp.Python)
+	case "jinja_default":
+		items, err = JinjaDefault(text, cp.JinjaDefault)
+	case "between":
+		items, err = Between(text, cp.Between.Start, cp.Between.End)
+	}
+	if err != nil {
+		if errors.Is(err, errNotFound) {
+			st.missing = fmt.Sprintf("%s has %s", repoPath, strings.TrimSuffix(err.Error(), ": "+errNotFound.Error()))
+		} else {
+			st.broken = fmt.Sprintf("%s: %v", repoPath, err)
+		}
+		return st
+	}
+	if st.rendered {
+		items = sourceLines(items, text, string(src))
+	}
+	st.items = items
+	return st
+}
+
+// render renders one template with its first variable set and vars on top,
+// in a render worker. Symbolic links and files past the output limit are
+// left out of the loader, as the render check does.
+func render(ctx context.Context, r *jinja.Renderer, g *config.Group, rel string, files map[string][]byte, links map[string]string, over map[string]any, lim config.Limits) (string, error) {
+	regular := make(map[string][]byte, len(files))
+	for p, data := range files {
+		if _, isLink := links[p]; !isLink && len(data) <= lim.RenderOutput {
+			regular[p] = data
+		}
+	}
+	env, err := jinja.NewEnv(regular, g.Root, g.Jinja)
+	if err != nil {
+		return "", fmt.Errorf("environment: %w", err)
+	}
+	entry := config.Template{}
+	if ts := g.TemplateFor(rel); len(ts) > 0 {
+		entry = ts[0]
+	}
+	vars := map[string]any{}
+	if sets := g.VarSets(entry); len(sets) > 0 {
+		maps.Copy(vars, sets[0].Vars)
+	}
+	maps.Copy(vars, over)
+	out, err := r.Render(ctx, env, rel, vars)
+	if err != nil {
+		return "", fmt.Errorf("render: %w", err)
+	}
+	return out, nil
+}
+
+// sourceLines moves the line of each item of a rendered template to the
+// line of the template source with the same text, when there is exactly
+// one; otherwise the line is unknown (0).
+func sourceLines(items []Item, rendered, source string) []Item {
+	rl := strings.Split(rendered, "\n")
+	byText := map[string][]int{}
+	for i, l := range strings.Split(source, "\n") {
+		t := strings.TrimSpace(l)
+		byText[t] = append(byText[t], i+1)
+	}
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = Item{Value: it.Value}
+		if it.Line >= 1 && it.Line <= len(rl) {
+			if ls := byText[strings.TrimSpace(rl[it.Line-1])]; len(ls) == 1 {
+				out[i].Line = ls[0]
+			}
+		}
+	}
+	return out
+}
+
+// compare returns, per copy, the items it lacks that another copy has
+// (and that copy does not list as only_here). Drop items are removed first.
+func compare(g config.SyncGroup, states []copyState) [][]lack {
+	sets := make([]map[string]int, len(states))
+	for i, st := range states {
+		sets[i] = map[string]int{}
+		for _, it := range st.items {
+			if slices.Contains(g.Copies[i].Drop, it.Value) {
+				continue
+			}
+			if _, seen := sets[i][it.Value]; !seen {
+				sets[i][it.Value] = it.Line
+			}
+		}
+	}
+	out := make([][]lack, len(states))
+	for i := range states {
+		seen := map[string]bool{}
+		for j := range states {
+			if j == i {
+				continue
+			}
+			for _, it := range states[j].items {
+				line, has := sets[j][it.Value]
+				if !has || seen[it.Value] || slices.Contains(g.Copies[j].OnlyHere, it.Value) {
+					continue
+				}
+				if _, ok := sets[i][it.Value]; !ok {
+					seen[it.Value] = true
+					out[i] = append(out[i], lack{value: it.Value, from: j, line: line})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judge turns a group's base and head into findings; ok is false when the
+// group could not be compared at the head.
+func judge(g config.SyncGroup, base, head side, strict bool) ([]checks.Finding, bool) {
+	var fs []checks.Finding
+	if !head.usable() {
+		for i, st := range head.states {
+			if st.usable() {
+				continue
+			}
+			f := checks.Finding{Path: st.path, Level: checks.LevelFailure, Title: "A copy is missing",
+				Message: fmt.Sprintf("Sync group %s: %s, so the copies cannot be compared.", g.Name, st.problem())}
+			if !base.states[i].usable() {
+				f.Message += " It fails before this change too."
+				if !strict {
+					f.Level = checks.LevelWarning
+				}
+			} else {
+				f.Message += " At the base it was there."
+			}
+			fs = append(fs, f)
+		}
+		// When the change broke a copy, the failure is the verdict; when
+		// a copy is missing at both, the group is not compared.
+		return fs, base.usable()
+	}
+	if !head.differ() {
+		return nil, true
+	}
+	before := base.usable() && base.differ()
+	for i, ls := range head.lacks {
+		if len(ls) == 0 {
+			continue
+		}
+		f := checks.Finding{Path: head.states[i].path, Line: firstLine(head, i), Level: checks.LevelFailure, Title: "Copies differ",
+			Message: fmt.Sprintf("Sync group %s: %s lacks %s that %s.", g.Name, where(head.states[i]), plural(len(ls), "item"), others(head, ls)),
+			Details: details(head, i, ls)}
+		switch {
+		case before:
+			f.Message += " The copies already differed at the base: it fails before this change."
+			if !strict {
+				f.Level = checks.LevelWarning
+			}
+		case base.usable():
+			f.Message += " They were equal at the base."
+		default:
+			f.Message += " A copy was missing at the base, so the difference is new."
+		}
+		fs = append(fs, f)
+	}
+	return fs, true
+}
+
+// firstLine is the line of the copy's first item, to anchor a finding.
+func firstLine(s side, i int) int {
+	for _, it := range s.states[i].items {
+		if it.Line > 0 {
+			return it.Line
+		}
+	}
+	return 0
+}
+
+func where(st copyState) string {
+	if st.rendered {
+		return st.path + " (rendered)"
+	}
+	return st.path
+}
+
+// others names the copies that have the lacked items.
+func others(s side, ls []lack) string {
+	var names []string
+	for _, l := range ls {
+		n := s.states[l.from].path
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 1 {
+		return names[0] + " has"
+	}
+	return strings.Join(names, " and ") + " have"
+}
+
+// details is the symmetric difference for one copy, one item a line,
+// with the file and line where the other copy has it.
+func details(s side, i int, ls []lack) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s lacks:\n", where(s.states[i]))
+	for _, l := range ls {
+		at := s.states[l.from].path
+		if l.line > 0 {
+			at = fmt.Sprintf("%s:%d", at, l.line)
+		}
+		fmt.Fprintf(&b, "  %s    (%s)\n", l.value, at)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func copyList(s side) string {
+	var ps []string
+	for _, st := range s.states {
+		ps = append(ps, st.path)
+	}
+	return strings.Join(ps, ", ")
+}
+
+func verdict(s side) string {
+	switch {
+	case !s.usable():
+		for _, st := range s.states {
+			if st.missing != "" {
+				return "a copy is missing"
+			}
+		}
+		return "a copy cannot be read"
+	case s.differ():
+		return "differ"
+	}
+	return "equal"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,8 @@
+// Package synccheck is the sync check (checks/sync): copies of one list or
+// text that must stay equal, such as the restore patterns of tests/test.sh
+// and PROTECTED_PATCH_PATTERNS of the grader. Each copy is a file and an
+// extractor (a bash array, a Python literal, a Jinja variable default, the
+// lines between two markers); a copy in a template is rendered first, in a
+// render worker. The check fails when the change makes copies that were
+// equal at the base differ, and warns when they already differed.
+package synccheck
