@@ -41,6 +41,7 @@ type side struct {
 	name   string // loader name, relative to the root
 	output string
 	err    error
+	engine string // "Jinja2" when Python Jinja2 made output and err; else gonja
 }
 
 // job is one template and one variable set, rendered at base and head.
@@ -65,20 +66,23 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Summary = err.Error()
 		return res
 	}
+	// The bytes of record are production's: Python Jinja2's, where it is
+	// installed. Everything below reads them.
+	fid := c.production(ctx, in, jobs)
+	res.Notes = append(res.Notes, fid.notes...)
 	var st stats
+	var rf []setFinding
 	for _, j := range jobs {
+		j.shell = isShell(j.entry, j.tmpl.Rel, j.head.output)
 		st.renders += boolInt(j.tmpl.AtBase()) + boolInt(j.tmpl.AtHead())
-		res.Findings = append(res.Findings, renderFindings(j, config.PreExistingFails(in.BaseConfig, in.Config))...)
+		rf = append(rf, renderFindings(j, config.PreExistingFails(in.BaseConfig, in.Config))...)
 	}
+	res.Findings = append(res.Findings, mergeSets(rf, setsPerTemplate(jobs))...)
 	shellFindings, nShell := shellCheck(ctx, in, jobs)
 	st.shellScripts = nShell
 	res.Findings = append(res.Findings, shellFindings...)
 
 	res.Changes = changes(in.Plan.Templates, jobs)
-
-	fid := c.fidelity(ctx, in, jobs)
-	res.Findings = append(res.Findings, fid.findings...)
-	res.Notes = append(res.Notes, fid.notes...)
 
 	st.templates = len(in.Plan.Templates)
 	st.sets = len(jobs)
@@ -222,7 +226,6 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 			if headT != nil {
 				j.head = headT.render(ctx, r, set.Vars, &kept)
 			}
-			j.shell = isShell(entry, t.Rel, j.head.output)
 			jobs = append(jobs, j)
 		}
 		if err := ctx.Err(); err != nil {
@@ -335,15 +338,15 @@ func isShell(entry config.Template, rel, output string) bool {
 // is a warning that the template fails before this change, or a failure
 // when strict (pre_existing: fail); an error only at base is a notice (the
 // PR fixes it).
-func renderFindings(j *job, strict bool) []checks.Finding {
-	var out []checks.Finding
+func renderFindings(j *job, strict bool) []setFinding {
+	var out []setFinding
 	if j.head.err != nil {
 		f := errFinding(j.head.err, path.Join(j.group.Root, j.tmpl.Rel))
 		f.Level = checks.LevelFailure
-		f.Title = "Render error at head (" + j.set.Name + ")"
+		f.Title = "Render error at head"
 		if j.tmpl.AtBase() && j.base.err != nil {
 			if sameError(j.base.err, j.head.err) {
-				f.Title = "Render error that fails before this change (" + j.set.Name + ")"
+				f.Title = "Render error that fails before this change"
 				f.Message += " The base fails the same way, so this PR does not cause it."
 				if !strict {
 					f.Level = checks.LevelWarning
@@ -352,14 +355,14 @@ func renderFindings(j *job, strict bool) []checks.Finding {
 				f.Message += " The base fails too, with another error: " + strings.TrimSuffix(errFinding(j.base.err, "").Message, ".") + "."
 			}
 		}
-		out = append(out, f)
+		out = append(out, setFinding{f: f, set: j.set.Name, template: j.tmpl.Path})
 	}
 	if j.base.err != nil && j.head.err == nil && j.tmpl.AtHead() {
 		f := errFinding(j.base.err, path.Join(j.group.Root, j.tmpl.OldRel))
 		f.Level = checks.LevelNotice
-		f.Title = "Render error at base only (" + j.set.Name + ")"
+		f.Title = "Render error at base only"
 		f.Message += " The head renders, so this PR removes the error."
-		out = append(out, f)
+		out = append(out, setFinding{f: f, set: j.set.Name, template: j.tmpl.Path})
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -95,7 +94,7 @@ func TestRenderFindings(t *testing.T) {
 			name:        "unclosed if in one branch points at the if",
 			head:        map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\n{% if flag %}\nif [ -n \"$X\" ]; then\n  echo x\n{% endif %}\necho done\n"},
 			want:        checks.Failure,
-			wantFinding: []string{"failure tpl/run.sh:4 bash -n fails at line 4 of the rendered script for flag=true:"},
+			wantFinding: []string{"failure tpl/run.sh:4 bash -n fails at line 4 of the rendered script:"},
 		},
 		{
 			name:        "a bad token maps back to its template line",
@@ -166,9 +165,13 @@ func TestRenderChanges(t *testing.T) {
 	if c.Path != "tpl/run.sh" || c.Status != "modified" {
 		t.Errorf("change %+v", c)
 	}
-	// flag=true: b->B and +d (2 added, 1 removed); flag=false: +d.
-	if c.Added != 3 || c.Removed != 1 {
-		t.Errorf("added %d removed %d, want 3 and 1", c.Added, c.Removed)
+	// flag=true: b->B and +d (2 added, 1 removed); flag=false: +d. The
+	// counts are those of the diff shown (flag=true), never a sum.
+	if c.Added != 2 || c.Removed != 1 {
+		t.Errorf("added %d removed %d, want 2 and 1", c.Added, c.Removed)
+	}
+	if !strings.Contains(c.Effect, "1 to 2 new lines per variable set") || !strings.Contains(c.Effect, "0 to 1 line per variable set") {
+		t.Errorf("effect %q does not give the counts per set", c.Effect)
 	}
 	if !strings.Contains(c.Headline, "2 of 2 variable sets") || !strings.Contains(c.Diff, "+B") {
 		t.Errorf("headline %q diff %q", c.Headline, c.Diff)
@@ -193,45 +196,28 @@ func TestCrossCheckNotRunIsNeverPassed(t *testing.T) {
 	res := runCheck(t, in, false)
 	var fig string
 	for _, f := range res.Figures {
-		if f.Label == "Jinja2 cross-check" {
+		if f.Label == "Engine" {
 			fig = f.Value
 		}
 	}
-	if fig != "not run" {
-		t.Errorf("cross-check figure %q, want \"not run\"", fig)
+	if fig != "gonja (Python Jinja2 not run)" {
+		t.Errorf("engine figure %q, want \"gonja (Python Jinja2 not run)\"", fig)
 	}
-	if !strings.Contains(strings.Join(res.Notes, " "), "did not run") {
-		t.Errorf("notes %v do not say the cross-check did not run", res.Notes)
+	if !strings.Contains(strings.Join(res.Notes, " "), "gonja rendered every template") {
+		t.Errorf("notes %v do not say gonja rendered", res.Notes)
 	}
 }
 
-func TestCrossCheckFindsByteDifferences(t *testing.T) {
-	if _, _, ok := jinja.FindPython(context.Background()); !ok {
-		t.Skip("no python3 with jinja2 on this machine")
-	}
-	// gonja renders None as an empty string; Jinja2 prints "None".
-	in := input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "value={{ nothing }}\n"})
+func TestEngineFigure(t *testing.T) {
+	needJinja2(t)
+	in := input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "{{ name }}\n"})
 	res := runCheck(t, in, true)
-	got := findingsText(res)
-	if !strings.Contains(got, "warning tpl/run.txt") || !strings.Contains(got, "different bytes") {
-		t.Fatalf("want a byte-difference warning, got:\n%s", got)
-	}
-	var detail string
-	for _, f := range res.Findings {
-		detail += f.Details
-	}
-	if !strings.Contains(detail, "None") {
-		t.Errorf("details do not show the Jinja2 output:\n%s", detail)
-	}
-	// Identical output: compared, no difference.
-	in = input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "{{ name }}\n"})
-	res = runCheck(t, in, true)
 	if len(res.Findings) != 0 {
 		t.Fatalf("unexpected findings:\n%s", findingsText(res))
 	}
 	found := false
 	for _, f := range res.Figures {
-		found = found || (f.Label == "Jinja2 cross-check" && strings.HasPrefix(f.Value, "4 renders compared, 0 differ"))
+		found = found || (f.Label == "Engine" && strings.Contains(f.Value, "rendered 4 renders; gonja differs in 0"))
 	}
 	if !found {
 		t.Errorf("figures %+v", res.Figures)

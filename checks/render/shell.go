@@ -46,17 +46,17 @@ func shellCheck(ctx context.Context, in *checks.Input, jobs []*job) ([]checks.Fi
 		return []checks.Finding{{Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}}, 0
 	}
 	strict := config.PreExistingFails(in.BaseConfig, in.Config)
-	var out []checks.Finding
+	var out []setFinding
 	for _, key := range order {
 		s := scripts[key]
-		f, bad := bashN(ctx, dir, s.job.head.output, s.job, s.sets)
+		f, bad := bashN(ctx, dir, s.job.head.output, s.job)
 		if !bad {
 			continue
 		}
 		// The same failure at base (the same message, wherever the line)
 		// fails before this change.
 		if j := s.job; f.Title != "" && j.tmpl.AtBase() && j.base.err == nil {
-			if bf, baseBad := bashN(ctx, dir, j.base.output, j, s.sets); baseBad && bf.Title != "" && bashMsg(bf.Message) == bashMsg(f.Message) {
+			if bf, baseBad := bashN(ctx, dir, j.base.output, j); baseBad && bf.Title != "" && bashMsg(bf.Message) == bashMsg(f.Message) {
 				f.Title = "bash -n rejects the rendered script: fails before this change"
 				f.Message += " The base's script fails the same way, so this PR does not cause it."
 				if !strict {
@@ -64,17 +64,17 @@ func shellCheck(ctx context.Context, in *checks.Input, jobs []*job) ([]checks.Fi
 				}
 			}
 		}
-		out = append(out, f)
+		for _, set := range s.sets {
+			out = append(out, setFinding{f: f, set: set, template: s.job.tmpl.Path})
+		}
 	}
-	return out, len(order)
+	return mergeSets(out, setsPerTemplate(jobs)), len(order)
 }
 
 // bashMsg is the part of a bash -n finding's message after the line.
 func bashMsg(m string) string {
-	if _, after, ok := strings.Cut(m, " of the rendered script for "); ok {
-		if _, msg, ok := strings.Cut(after, ": "); ok {
-			return msg
-		}
+	if _, msg, ok := strings.Cut(m, " of the rendered script: "); ok {
+		return msg
 	}
 	return m
 }
@@ -84,7 +84,7 @@ var bashErrRe = regexp.MustCompile(`^[^:]*: line (\d+): (.*)$`)
 // bashN checks one script, the output of j at head or base. It returns a
 // failure finding when bash rejects it; the finding has a Title only when
 // bash ran.
-func bashN(ctx context.Context, dir, output string, j *job, sets []string) (checks.Finding, bool) {
+func bashN(ctx context.Context, dir, output string, j *job) (checks.Finding, bool) {
 	sum := sha256.Sum256([]byte(j.tmpl.Path + output))
 	file := filepath.Join(dir, hex.EncodeToString(sum[:8])+".sh")
 	tmplPath := path.Join(j.group.Root, j.tmpl.Rel)
@@ -125,7 +125,7 @@ func bashN(ctx context.Context, dir, output string, j *job, sets []string) (chec
 	if tl := templateLine(src, output, line); tl > 0 {
 		f.Line = tl
 	}
-	f.Message = fmt.Sprintf("bash -n fails at %s for %s: %s", where, strings.Join(sets, "; "), msg)
+	f.Message = fmt.Sprintf("bash -n fails at %s: %s", where, msg)
 	return f, true
 }
 

@@ -64,3 +64,18 @@ func (e *Env) unclosedBlock(src string) (b openBlock, ok bool) {
 	}
 	return stack[len(stack)-1], true
 }
+
+// UnclosedBlockLine returns the line of the innermost block statement of
+// the template name (relative to the root) that has no end tag, or 0. A
+// Jinja2 "Unexpected end of template" error names the last line; this is
+// the line of the "if" or "for" that is not closed.
+func (e *Env) UnclosedBlockLine(name string) int {
+	src, ok := e.Source(name)
+	if !ok {
+		return 0
+	}
+	if b, ok := e.unclosedBlock(src); ok {
+		return b.line
+	}
+	return 0
+}
