@@ -33,6 +33,7 @@ type Server struct {
 	checks  []string
 	bot     string // the comment author
 
+	bodies   *bodyBudget // webhook body bytes held at once
 	stopping atomic.Bool
 	quit     chan struct{} // closed by Drain: the announcers stop
 	quitOnce sync.Once
@@ -77,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, metrics: NewMetrics(), verify: cfg.Verify, checks: cfg.Checks}
+	s := &Server{cfg: cfg, log: log, store: st, metrics: NewMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
 	base := cfg.HTTPTransport
 	if base == nil {
 		base = http.DefaultTransport

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,7 +40,21 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the body is over 25 MB", http.StatusRequestEntityTooLarge)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	// Unsigned senders could start many large bodies at once: the bytes
+	// held across requests have a budget. A body of unknown length
+	// counts as the largest.
+	want := r.ContentLength
+	if want < 0 {
+		want = MaxBody + 1
+	}
+	if !s.bodies.take(want) {
+		result = "busy"
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "too many large deliveries at once", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.bodies.give(want)
+	body, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		result = "read_error"
 		http.Error(w, "read the body", http.StatusBadRequest)
@@ -167,4 +182,47 @@ func jobAttrs(j *Job) []any {
 		slog.Int("pr", j.PR),
 		slog.String("sha", j.HeadSHA),
 	}
+}
+
+// maxBodiesInFlight caps the body bytes all webhook requests hold at
+// once: four bodies of the largest size.
+var maxBodiesInFlight int64 = 4 * MaxBody
+
+// bodyBudget counts the body bytes the webhook requests may still take.
+type bodyBudget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+func newBodyBudget() *bodyBudget { return &bodyBudget{left: maxBodiesInFlight} }
+
+// take reserves n bytes; false when they are not there.
+func (b *bodyBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func (b *bodyBudget) give(n int64) {
+	b.mu.Lock()
+	b.left += n
+	b.mu.Unlock()
+}
+
+// readBody reads a body of length n (-1: unknown) of at most MaxBody+1
+// bytes. A known length is read into a buffer of that size, so the
+// memory held is the length.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		return io.ReadAll(io.LimitReader(r, MaxBody+1))
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, fmt.Errorf("read the body: %w", err)
+	}
+	return buf, nil
 }
