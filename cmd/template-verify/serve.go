@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -33,6 +34,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
 	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
+	credDir := fs.String("credentials-dir", "", "the folder of the App id, key and webhook secret that --register writes, read when no flag or variable gives them; empty: DATA_DIR/app (TEMPLATE_VERIFY_CREDENTIALS_DIR)")
+	register := fs.Bool("register", false, "serve the registration page instead: it creates the App on GitHub from app.yml and writes its credentials to --credentials-dir")
+	publicURL := fs.String("public-url", "", "with --register: the URL where GitHub reaches this server, https://HOST (TEMPLATE_VERIFY_PUBLIC_URL)")
+	githubURL := fs.String("github-url", app.DefaultGitHubURL, "with --register: GitHub's web address; for GitHub Enterprise Server https://HOST (TEMPLATE_VERIFY_GITHUB_URL)")
+	org := fs.String("org", "", "with --register: create the App under this organisation; empty: under your user")
 	allowUnsandboxed := fs.Bool("allow-unsandboxed", false, "run code from pull requests even where bubblewrap cannot start a sandbox; that code can then read this user's files, reach the network and the tool's /proc (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1)")
 	// Variables first, then the command line, so that a flag wins.
 	for _, flagName := range slices.Sorted(maps.Keys(serveEnv)) {
@@ -52,9 +58,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "template-verify serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	if *credDir == "" {
+		*credDir = filepath.Join(*dataDir, "app")
+	}
+	if *register {
+		if *publicURL == "" {
+			fmt.Fprintln(stderr, "template-verify serve --register: --public-url is required (where GitHub reaches this server)")
+			return exitUsage
+		}
+		return serveRegister(ctx, registerOptions{listen: *listen, publicURL: *publicURL, githubURL: *githubURL, apiURL: *apiURL,
+			org: *org, dir: *credDir, log: slog.New(slog.NewJSONHandler(stderr, nil))}, stdout, stderr)
+	}
+	if err := credentialFiles(*credDir, appID, keyFile, secretFile, slug); err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
+		return exitUsage
+	}
 	id, err := strconv.ParseInt(*appID, 10, 64)
 	if err != nil || id <= 0 {
-		fmt.Fprintf(stderr, "template-verify serve: --app-id %q is not an App id\n", *appID)
+		fmt.Fprintf(stderr, "template-verify serve: --app-id %q is not an App id (no App yet? template-verify serve --register --public-url https://HOST creates one)\n", *appID)
 		return exitUsage
 	}
 	if *niceLevel < 0 || *niceLevel > 19 {
@@ -154,4 +175,7 @@ var serveEnv = map[string]string{
 	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
 	"shutdown-grace":      "TEMPLATE_VERIFY_SHUTDOWN_GRACE",
 	"allow-unsandboxed":   "TEMPLATE_VERIFY_ALLOW_UNSANDBOXED",
+	"credentials-dir":     "TEMPLATE_VERIFY_CREDENTIALS_DIR",
+	"public-url":          "TEMPLATE_VERIFY_PUBLIC_URL",
+	"github-url":          "TEMPLATE_VERIFY_GITHUB_URL",
 }
