@@ -7,6 +7,7 @@ import (
 	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/checks/restore"
+	synccheck "github.com/formula-code/template-verify/checks/sync"
 )
 
 // DefaultChecks returns the checks of a verification, in report order.
@@ -15,6 +16,7 @@ func DefaultChecks() []checks.Check {
 		render.New(),
 		restore.New(),
 		pytestcheck.New(),
+		synccheck.New(),
 		archive.New(),
 		description.New(),
 	}

@@ -179,7 +179,6 @@ else:
 	}
 }
 
-
 func TestJinjaDefault(t *testing.T) {
 	tests := []struct {
 		name, src string
