@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/plan"
 )
@@ -173,14 +171,14 @@ func (c *Check) one(ctx context.Context, in *checks.Input, a changedArchive, mas
 	for i, g := range d.Groups {
 		o.findings = append(o.findings, checks.Finding{Path: a.Path, Level: checks.LevelNotice,
 			Title:   fmt.Sprintf("Distinct diff %d of %d: %s", i+1, d.Distinct(), plural(g.Count, "member")),
-			Message: fmt.Sprintf("%s get this diff once the masks are applied. Example: %s.", plural(g.Count, "member"), g.Example),
+			Message: fmt.Sprintf("%s this diff once the masks are applied. Example: %s.", verb(g.Count, "member gets", "members get"), g.Example),
 			Details: g.Diff})
 	}
 	if d.GroupsCut > 0 {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %d more distinct diffs are counted but not shown.", a.Path, d.GroupsCut))
 	}
 	// bash -n on the changed shell members.
-	bad, ran, err := bashN(ctx, work, d.Shell, strict)
+	bad, ran, err := bashN(ctx, a.Path, work, d.Shell, strict)
 	if err != nil {
 		o.findings = append(o.findings, checks.Finding{Path: a.Path, Level: checks.LevelFailure, Title: "bash -n could not run", Message: err.Error() + "."})
 	}
@@ -240,13 +238,13 @@ var kindTitle = map[string]string{
 func kindMessage(k string, kd *Kind, d *Diff) string {
 	switch k {
 	case KindAdded:
-		return fmt.Sprintf("%s are new at head: %s.", plural(kd.Count, "member"), listed(d.Added, kd.Count))
+		return fmt.Sprintf("%s new at head: %s.", verb(kd.Count, "member is", "members are"), listed(d.Added, kd.Count))
 	case KindRemoved:
-		return fmt.Sprintf("%s are gone at head: %s.", plural(kd.Count, "member"), listed(d.Removed, kd.Count))
+		return fmt.Sprintf("%s gone at head: %s.", verb(kd.Count, "member is", "members are"), listed(d.Removed, kd.Count))
 	case KindOrder:
 		return fmt.Sprintf("%s.", upper(kd.Detail))
 	}
-	return fmt.Sprintf("%s change their %s. Example: %s, %s.", plural(kd.Count, "member"), k, kd.Example, kd.Detail)
+	return fmt.Sprintf("%s %s. Example: %s, %s.", verb(kd.Count, "member changes its", "members change their"), k, kd.Example, kd.Detail)
 }
 
 func listed(names []string, n int) string {
@@ -310,7 +308,7 @@ var bashLine = regexp.MustCompile(`^[^:]*: line (\d+): (.*)$`)
 // bashN runs bash -n, sandboxed, on every changed shell member at head in
 // one sandbox, and again at base on those that fail, to tell a failure that
 // happens before this change.
-func bashN(ctx context.Context, work string, files []ShellFile, strict bool) ([]checks.Finding, int, error) {
+func bashN(ctx context.Context, archive, work string, files []ShellFile, strict bool) ([]checks.Finding, int, error) {
 	if len(files) == 0 {
 		return nil, 0, nil
 	}
@@ -331,15 +329,13 @@ func bashN(ctx context.Context, work string, files []ShellFile, strict bool) ([]
 		}
 	}
 	var out []checks.Finding
-	n := 0
 	for _, f := range files {
 		msg, bad := headBad[f.File]
 		if !bad {
 			continue
 		}
-		n++
 		if len(out) == maxBashFindings {
-			out = append(out, checks.Finding{Level: checks.LevelFailure, Title: "bash -n rejects more changed shell members", Message: "More changed shell members fail bash -n; the first ones are listed."})
+			out = append(out, checks.Finding{Path: archive, Level: checks.LevelFailure, Title: "bash -n rejects more changed shell members", Message: "More changed shell members fail bash -n; the first ones are listed."})
 			continue
 		}
 		if len(out) > maxBashFindings {
@@ -350,7 +346,7 @@ func bashN(ctx context.Context, work string, files []ShellFile, strict bool) ([]
 			line, _ = strconv.Atoi(m[1])
 			text = m[2]
 		}
-		fd := checks.Finding{Level: checks.LevelFailure, Title: "bash -n rejects a changed shell member",
+		fd := checks.Finding{Path: archive, Level: checks.LevelFailure, Title: "bash -n rejects a changed shell member",
 			Message: fmt.Sprintf("bash -n rejects %s at line %d: %s", f.Member, line, text)}
 		if bm, ok := baseBad[f.File]; ok && bashMsg(bm) == bashMsg(msg) {
 			fd.Title += ": fails before this change"
@@ -361,7 +357,6 @@ func bashN(ctx context.Context, work string, files []ShellFile, strict bool) ([]
 		}
 		out = append(out, fd)
 	}
-	_ = n
 	return out, len(files), nil
 }
 
@@ -385,7 +380,7 @@ func runBashN(ctx context.Context, dir string) (map[string]string, error) {
 	bad := map[string]string{}
 	for _, rec := range strings.Split(string(o.Stdout), "\x01")[1:] {
 		name, msg, _ := strings.Cut(rec, "\n")
-		bad[name] = strings.TrimSpace(strings.ReplaceAll(msg, name+": ", ""))
+		bad[name] = strings.TrimSpace(msg)
 	}
 	return bad, nil
 }
@@ -452,9 +447,6 @@ func thousands(n int) string {
 	return s
 }
 
-var _ = gitx.Env
-var _ = os.Getpid
-
 // HasWork reports whether the change touches an archive that the config
 // names: the check then runs even when no template changed.
 func (*Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
@@ -467,4 +459,12 @@ func (*Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
 		}
 	}
 	return false
+}
+
+// verb is "1 member gets" or "5 members get".
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
 }
