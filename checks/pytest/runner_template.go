@@ -154,7 +154,10 @@ func sameRunner(a, b *config.Runner) bool {
 		maps.Equal(a.RunEnv(), b.RunEnv()) && a.RegressedKey() == b.RegressedKey() && a.TestsRanKey() == b.TestsRanKey()
 }
 
-// renderRunner renders the runner template of cfg at commit rev.
+// renderRunner returns the runner of cfg at commit rev as production
+// writes it: verbatim when the group copies the file (datasmith's adapter
+// copies pytest_runner.py), else rendered with Python Jinja2 where
+// installed (gonja otherwise) and the head config's render limits.
 func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, error) {
 	g, rel, err := cfg.ResolveTemplate(rc.Template)
 	if err != nil {
@@ -164,8 +167,12 @@ func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc 
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", g.Root, err)
 	}
-	if _, ok := files[path.Join(g.Root, rel)]; !ok {
+	data, ok := files[path.Join(g.Root, rel)]
+	if !ok {
 		return "", fmt.Errorf("there is no file %s", path.Join(g.Root, rel))
+	}
+	if g.Copied(rel) {
+		return string(data), nil
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
 	if err != nil {
@@ -175,7 +182,7 @@ func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc 
 	if entries := g.TemplateFor(rel); len(entries) > 0 {
 		vars = g.VarSets(entries[0])[0].Vars
 	}
-	text, err := env.Render(rel, vars)
+	text, _, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(in.Config.Limits), nil)
 	if err != nil {
 		return "", fmt.Errorf("the runner template does not render: %w", err)
 	}

@@ -85,7 +85,7 @@ func (c *Check) production(ctx context.Context, in *checks.Input, jobs []*job) e
 			s.output = r.Output
 		case s.err == nil && r.Err != "":
 			diff = "Jinja2 fails (" + r.Err + "), gonja renders"
-			s.output, s.err = "", pyError(s, r)
+			s.output, s.err = "", jinja.PyError(s.env, s.name, r)
 		case s.err != nil && r.Err == "":
 			diff = "gonja fails (" + firstLine(s.err.Error()) + "), Jinja2 renders"
 			s.output, s.err = r.Output, nil
@@ -109,23 +109,6 @@ func (c *Check) production(ctx context.Context, in *checks.Input, jobs []*job) e
 		e.notes = append(e.notes, fmt.Sprintf("Python Jinja2 skipped %d of %d renders (%s); gonja's bytes stand for them.", e.skipped, len(sides), why))
 	}
 	return e
-}
-
-// pyError is a Jinja2 render error as a *jinja.Error that names the file
-// and line. For a template that ends inside a block, the line is the
-// block's start, as gonja's errors give it.
-func pyError(s *side, r jinja.PyResult) error {
-	name := s.name
-	if r.File != "" {
-		name = strings.TrimPrefix(r.File, "/")
-	}
-	line := r.Line
-	if strings.HasPrefix(r.Err, "TemplateSyntaxError: Unexpected end of template") {
-		if l := s.env.UnclosedBlockLine(name); l > 0 {
-			line = l
-		}
-	}
-	return &jinja.Error{File: path.Join(s.env.Root(), name), Line: line, Msg: "Jinja2: " + r.Err}
 }
 
 func firstLine(s string) string {

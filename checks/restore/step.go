@@ -49,6 +49,9 @@ type Step struct {
 	// restores against the rendered base_commit without the baseline file.
 	RefusalExit string
 	FallsBack   bool
+	// Engine made the rendered script: Python Jinja2, as production, or
+	// gonja where Python Jinja2 is missing (for the report's notes).
+	Engine jinja.Engine
 }
 
 // stop is a result that ends the check before any scenario runs.
@@ -99,7 +102,9 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 		baseSHA = strings.Repeat("0", 40) // the first render, before the fixture exists
 	}
 	vars[config.BaseCommitVar] = baseSHA
-	rendered, err := env.Render(rel, vars)
+	// The bytes production makes (Python Jinja2 where installed), with the
+	// config's render limits.
+	rendered, engine, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(cfg.Limits), nil)
 	if err != nil {
 		f := &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: err.Error()}
 		var je *jinja.Error
@@ -113,6 +118,7 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	if st != nil {
 		return nil, st
 	}
+	s.Engine = engine
 	if rc.Command == "" {
 		s.Line = lineMatching(string(source), rc.Section.Start)
 	}
