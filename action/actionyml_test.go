@@ -3,6 +3,7 @@ package action
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"testing"
@@ -10,7 +11,12 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/publish"
 )
+
+// imageRE is the prebuilt image: by the major tag on main, by digest on
+// a release commit (.github/workflows/release.yml).
+var imageRE = regexp.MustCompile(`^docker://ghcr\.io/formula-code/template-verify(:v[0-9]+|@sha256:[0-9a-f]{64})$`)
 
 // TestActionYAML keeps action.yml and the code in step: the same inputs
 // with the same defaults, the same outputs, and the Docker entry.
@@ -51,7 +57,7 @@ func TestActionYAML(t *testing.T) {
 	if fmt.Sprint(read) != fmt.Sprint(declared) {
 		t.Errorf("inputs read %v, declared %v", read, declared)
 	}
-	for k, want := range map[string]string{"fail-on": DefaultFailOn, "config": config.Path, "comment": "true", "github-token": "${{ github.token }}"} {
+	for k, want := range map[string]string{"fail-on": DefaultFailOn, "config": config.Path, "comment-mode": string(publish.DefaultCommentMode), "report": "", "github-token": "${{ github.token }}"} {
 		if got := a.Inputs[k].Default; got != want {
 			t.Errorf("input %s default %q, want %q", k, got, want)
 		}
@@ -65,7 +71,7 @@ func TestActionYAML(t *testing.T) {
 	if len(a.Outputs) != len(outs) {
 		t.Errorf("outputs %v, want %v", a.Outputs, outs)
 	}
-	if a.Runs.Using != "docker" || a.Runs.Image != "Dockerfile" || fmt.Sprint(a.Runs.Args) != "[action]" {
+	if a.Runs.Using != "docker" || !imageRE.MatchString(a.Runs.Image) || fmt.Sprint(a.Runs.Args) != "[action]" {
 		t.Errorf("runs %+v", a.Runs)
 	}
 }

@@ -21,6 +21,9 @@ type Event struct {
 	BaseSHA  string
 	BaseRef  string
 	BaseRepo string // full name
+	// Body is the pull request's description (markdown); empty on
+	// merge_group.
+	Body string
 }
 
 // Fork reports whether the pull request comes from a fork: its head
@@ -38,6 +41,7 @@ type rawEvent struct {
 type rawPullRequest struct {
 	Number  *int       `json:"number"`
 	HTMLURL string     `json:"html_url"`
+	Body    *string    `json:"body"`
 	Head    *rawBranch `json:"head"`
 	Base    *rawBranch `json:"base"`
 }
@@ -85,6 +89,9 @@ func ParseEvent(name string, data []byte) (Event, error) {
 		return Event{}, fmt.Errorf("event file %s: field pull_request.number: %d is not a pull request number", name, *pr.Number)
 	}
 	ev := Event{Action: raw.Action, Number: *pr.Number, HTMLURL: pr.HTMLURL}
+	if pr.Body != nil {
+		ev.Body = *pr.Body
+	}
 	for _, side := range []struct {
 		field string
 		b     *rawBranch

@@ -14,6 +14,7 @@ import (
 	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
+	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -72,6 +73,9 @@ type harness struct {
 
 func newHarness(t *testing.T, srv *fakegithub.Server, workspace, eventPath string) *harness {
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "runner-temp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if srv == nil {
 		srv = fakegithub.New(t)
 	}
@@ -86,6 +90,7 @@ func newHarness(t *testing.T, srv *fakegithub.Server, workspace, eventPath strin
 		"GITHUB_RUN_ID":       "99",
 		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
 		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"RUNNER_TEMP":         filepath.Join(dir, "runner-temp"),
 		"INPUT_GITHUB-TOKEN":  "ghs_test",
 	}}
 }
@@ -160,10 +165,12 @@ func (c namedCheck) Run(context.Context, *checks.Input) checks.Result {
 	return checks.Result{Check: string(c), Conclusion: checks.NotRun}
 }
 
-// stubReport returns a fixed report for the options.
+// stubReport returns a fixed report for the options, of a change to one
+// template.
 func stubReport(results ...checks.Result) func(context.Context, verify.Options) (*report.Report, error) {
 	return func(_ context.Context, o verify.Options) (*report.Report, error) {
 		return &report.Report{Repo: o.RepoName, BaseRev: o.Base, HeadRev: o.Head, Base: o.Base, Head: o.Head,
-			Results: results, Overall: checks.Overall(results), Command: o.Command}, nil
+			Templates: []plan.Template{{Group: "tests", Path: "templates/test.sh", OldPath: "templates/test.sh", Status: plan.Modified}},
+			Results:   results, Overall: checks.Overall(results), Command: o.Command}, nil
 	}
 }

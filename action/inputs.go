@@ -3,20 +3,25 @@ package action
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/publish"
 )
 
 // Inputs are the Action's inputs (action.yml).
 type Inputs struct {
-	Token   string
-	Config  string
-	Base    string // overrides pull_request.base.sha
-	Head    string // overrides pull_request.head.sha
-	Comment bool
+	Token  string
+	Config string
+	Base   string // overrides pull_request.base.sha
+	Head   string // overrides pull_request.head.sha
+	// CommentMode says when the comment is published.
+	CommentMode publish.CommentMode
+	// Report is the JSON report to publish on workflow_run, relative to
+	// the workspace.
+	Report string
 	// FailOn holds the check conclusions that fail the job.
 	FailOn []checks.Conclusion
 }
@@ -46,32 +51,19 @@ func readInputs(get func(string) string) (Inputs, error) {
 			return in, fmt.Errorf("input %s: %q is not a git revision", name, v)
 		}
 	}
-	c, err := parseBool(get("comment"), true)
-	if err != nil {
-		return in, fmt.Errorf("input comment: %w", err)
+	var err error
+	if in.CommentMode, err = publish.ParseCommentMode(get("comment-mode")); err != nil {
+		return in, fmt.Errorf("input comment-mode: %w", err)
 	}
-	in.Comment = c
+	if in.Report = strings.TrimSpace(get("report")); in.Report != "" {
+		if _, err := safefile.Inside(in.Report); err != nil {
+			return in, fmt.Errorf("input report: %q must be a path inside the workspace: %w", in.Report, err)
+		}
+	}
 	if in.FailOn, err = parseFailOn(get("fail-on")); err != nil {
 		return in, fmt.Errorf("input fail-on: %w", err)
 	}
 	return in, nil
-}
-
-func parseBool(v string, def bool) (bool, error) {
-	v = strings.ToLower(strings.TrimSpace(v))
-	switch v {
-	case "":
-		return def, nil
-	case "yes", "on":
-		return true, nil
-	case "no", "off":
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return def, fmt.Errorf("%q is not true or false", v)
-	}
-	return b, nil
 }
 
 // parseFailOn reads a list of conclusions separated by commas, spaces or

@@ -6,28 +6,31 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/publish"
 )
 
 func TestReadInputs(t *testing.T) {
 	tests := []struct {
 		name    string
 		inputs  map[string]string
-		comment bool
+		comment publish.CommentMode
 		failOn  string
 		err     string
 	}{
-		{"defaults", nil, true, "[failure timed_out not_run cancelled]", ""},
-		{"comment off", map[string]string{"comment": "false"}, false, "[failure timed_out not_run cancelled]", ""},
-		{"comment yes", map[string]string{"comment": "Yes"}, true, "[failure timed_out not_run cancelled]", ""},
-		{"bad comment", map[string]string{"comment": "maybe"}, true, "", `input comment: "maybe" is not true or false`},
-		{"fail-on list", map[string]string{"fail-on": "failure, timed_out\nfailure"}, true, "[failure timed_out]", ""},
-		{"fail-on none", map[string]string{"fail-on": "none"}, true, "[]", ""},
-		{"fail-on unknown", map[string]string{"fail-on": "failure,neutral"}, true, "", `input fail-on: "neutral" is not one of`},
-		{"config default path", map[string]string{"config": ".github/template-verify.yml"}, true, "[failure timed_out not_run cancelled]", ""},
-		{"config other path", map[string]string{"config": "ci/tv.yml"}, true, "[failure timed_out not_run cancelled]", ""},
-		{"config outside the repository", map[string]string{"config": "../x.yml"}, true, "", "must be a path inside the repository"},
-		{"config absolute", map[string]string{"config": "/etc/x.yml"}, true, "", "must be a path inside the repository"},
-		{"base option", map[string]string{"base": "--upload-pack=x"}, true, "", "input base"},
+		{"defaults", nil, publish.CommentChanges, "[failure timed_out not_run cancelled]", ""},
+		{"comment-mode off", map[string]string{"comment-mode": "off"}, publish.CommentOff, "[failure timed_out not_run cancelled]", ""},
+		{"comment-mode Always", map[string]string{"comment-mode": "Always"}, publish.CommentAlways, "[failure timed_out not_run cancelled]", ""},
+		{"bad comment-mode", map[string]string{"comment-mode": "maybe"}, "", "", `input comment-mode: "maybe" is not one of always, changes, failures, off`},
+		{"report inside", map[string]string{"report": "artifact/report.json"}, publish.CommentChanges, "[failure timed_out not_run cancelled]", ""},
+		{"report outside", map[string]string{"report": "../report.json"}, "", "", "input report"},
+		{"fail-on list", map[string]string{"fail-on": "failure, timed_out\nfailure"}, publish.CommentChanges, "[failure timed_out]", ""},
+		{"fail-on none", map[string]string{"fail-on": "none"}, publish.CommentChanges, "[]", ""},
+		{"fail-on unknown", map[string]string{"fail-on": "failure,neutral"}, publish.CommentChanges, "", `input fail-on: "neutral" is not one of`},
+		{"config default path", map[string]string{"config": ".github/template-verify.yml"}, publish.CommentChanges, "[failure timed_out not_run cancelled]", ""},
+		{"config other path", map[string]string{"config": "ci/tv.yml"}, publish.CommentChanges, "[failure timed_out not_run cancelled]", ""},
+		{"config outside the repository", map[string]string{"config": "../x.yml"}, publish.CommentChanges, "", "must be a path inside the repository"},
+		{"config absolute", map[string]string{"config": "/etc/x.yml"}, publish.CommentChanges, "", "must be a path inside the repository"},
+		{"base option", map[string]string{"base": "--upload-pack=x"}, publish.CommentChanges, "", "input base"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,8 +48,8 @@ func TestReadInputs(t *testing.T) {
 			if in.FailOn == nil {
 				got = "[]"
 			}
-			if in.Comment != tc.comment || got != tc.failOn {
-				t.Errorf("comment %v fail-on %s, want %v %s", in.Comment, got, tc.comment, tc.failOn)
+			if in.CommentMode != tc.comment || got != tc.failOn {
+				t.Errorf("comment-mode %v fail-on %s, want %v %s", in.CommentMode, got, tc.comment, tc.failOn)
 			}
 		})
 	}

@@ -31,9 +31,6 @@ const (
 // found again only among this author's comments.
 const CommentAuthor = "github-actions[bot]"
 
-// ReportFile is the JSON report, relative to the workspace.
-const ReportFile = "template-verify-report.json"
-
 // MaxSummaryBytes is GitHub's limit of the job summary of one step.
 const MaxSummaryBytes = 1 << 20
 
@@ -57,15 +54,18 @@ type runner struct {
 	out       io.Writer
 	log       *slog.Logger
 	in        Inputs
+	event     string // EventPullRequest or EventMergeGroup
 	ev        Event
 	owner     string
 	repo      string
 	workspace string
 	// readOnly is why the run makes no write call, or "".
 	readOnly string
-	pub      *publish.Publisher
-	runs     *publish.Runs
-	errs     []error // publishing errors
+	// run is the run whose report a workflow_run publishes.
+	wrun WorkflowRun
+	pub  *publish.Publisher
+	runs *publish.Runs
+	errs []error // publishing errors
 }
 
 // Run runs the Action and returns its exit code. It never panics on bad
@@ -100,18 +100,22 @@ func (r *runner) run(ctx context.Context) int {
 		r.gha.Errorf("%s", err)
 		return ExitUsage
 	}
+	if r.event == EventWorkflowRun {
+		return r.publishRun(ctx)
+	}
 	if r.readOnly == "" {
 		r.start(ctx)
 	}
 	rep, err := r.verify(ctx, verify.Options{
-		RepoDir:    r.workspace,
-		Base:       r.base(),
-		Head:       r.head(),
-		RepoName:   r.owner + "/" + r.repo,
-		ConfigPath: r.in.Config,
-		Checks:     r.o.Checks,
-		Progress:   &checks.LineProgress{W: r.out},
-		Log:        r.log,
+		RepoDir:     r.workspace,
+		Base:        r.base(),
+		Head:        r.head(),
+		RepoName:    r.owner + "/" + r.repo,
+		ConfigPath:  r.in.Config,
+		Checks:      r.o.Checks,
+		Progress:    &checks.LineProgress{W: r.out},
+		Log:         r.log,
+		Description: r.ev.Body,
 	})
 	// The check runs must not stay in progress, even when the job is
 	// cancelled: finish on a context that outlives ctx for a short time.
@@ -171,18 +175,40 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 	get := r.o.Getenv
 	switch name := get("GITHUB_EVENT_NAME"); name {
-	case "", "pull_request":
+	case "", EventPullRequest:
+		r.event = EventPullRequest
+	case EventMergeGroup, EventWorkflowRun:
+		r.event = name
 	case "pull_request_target":
 		return errors.New("GITHUB_EVENT_NAME is pull_request_target: run this Action on pull_request. Under pull_request_target the code of a fork would run with a write token and secrets")
 	default:
-		return fmt.Errorf("GITHUB_EVENT_NAME is %q: this Action runs on pull_request events only", name)
+		return fmt.Errorf("GITHUB_EVENT_NAME is %q: this Action runs on pull_request, merge_group (verify) and workflow_run (publish) events", name)
 	}
 	path := get("GITHUB_EVENT_PATH")
 	if path == "" {
 		return errors.New("GITHUB_EVENT_PATH is not set: run template-verify action as a step of a GitHub Actions job")
 	}
-	if r.ev, err = ReadEvent(path); err != nil {
+	switch r.event {
+	case EventPullRequest:
+		r.ev, err = ReadEvent(path)
+	case EventMergeGroup:
+		var data []byte
+		if data, err = os.ReadFile(path); err == nil {
+			r.ev, err = ParseMergeGroup(path, data)
+		} else {
+			err = fmt.Errorf("event file: %w", err)
+		}
+	case EventWorkflowRun:
+		r.wrun, err = ReadWorkflowRun(path)
+	}
+	if err != nil {
 		return err
+	}
+	if r.event == EventWorkflowRun && r.in.Report == "" {
+		return errors.New("input report is empty: on workflow_run the Action publishes the report that the pull_request run uploaded; set report to its path in the workspace (see examples/workflows/template-verify-publish.yml)")
+	}
+	if r.event != EventWorkflowRun && r.in.Report != "" {
+		return fmt.Errorf("input report is set, but the event is %s: the Action publishes a report only on workflow_run", r.event)
 	}
 	full := get("GITHUB_REPOSITORY")
 	owner, repo, ok := strings.Cut(full, "/")
@@ -192,6 +218,17 @@ func (r *runner) setup(ctx context.Context) error {
 	r.owner, r.repo = owner, repo
 	if r.workspace = get("GITHUB_WORKSPACE"); r.workspace == "" {
 		return errors.New("GITHUB_WORKSPACE is not set: run template-verify action as a step of a GitHub Actions job")
+	}
+	if r.event == EventWorkflowRun {
+		// The publisher checks out nothing: the workspace holds the
+		// downloaded artifact only.
+		if st, err := os.Stat(r.workspace); err != nil || !st.IsDir() {
+			return fmt.Errorf("GITHUB_WORKSPACE %s is not a folder", r.workspace)
+		}
+		if r.in.Token == "" {
+			return errors.New("input github-token is empty: on workflow_run the Action publishes with it (checks: write, pull-requests: write)")
+		}
+		return nil
 	}
 	if err := checkWorkspace(ctx, r.workspace); err != nil {
 		return err
@@ -295,9 +332,10 @@ func (r *runner) gate(ctx context.Context) publish.Gate {
 	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 }
 
-// comment publishes the comment and returns its URL.
+// comment publishes the comment under the comment-mode input and returns
+// its URL. A merge queue entry has no pull request, so no comment.
 func (r *runner) comment(ctx context.Context, rep *report.Report) string {
-	if !r.in.Comment || r.pub == nil {
+	if r.in.CommentMode == publish.CommentOff || r.pub == nil || r.ev.Number <= 0 {
 		return ""
 	}
 	rep.Links = publish.LinksOf(r.o.Getenv("GITHUB_SERVER_URL"), r.owner, r.repo, r.runs, r.detailsURL())
@@ -306,9 +344,13 @@ func (r *runner) comment(ctx context.Context, rep *report.Report) string {
 		r.errs = append(r.errs, fmt.Errorf("render the comment: %w", err))
 		return ""
 	}
-	c, err := r.pub.Comment(ctx, body)
+	c, ok, err := r.pub.CommentFor(ctx, r.in.CommentMode, rep, body)
 	if err != nil {
 		r.errs = append(r.errs, err)
+		return ""
+	}
+	if !ok {
+		r.log.Info("no comment", "comment-mode", r.in.CommentMode, "templates", len(rep.Templates), "overall", rep.Overall)
 		return ""
 	}
 	return c.URL

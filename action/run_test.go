@@ -64,10 +64,10 @@ func TestPublishesCheckRunsAndOneComment(t *testing.T) {
 		t.Fatalf("comments %+v", cs)
 	}
 	out := h.outputs()
-	if out["conclusion"] != "failure" || !strings.HasSuffix(out["comment-url"], "#issuecomment-"+itoa(cs[0].ID)) || out["report-json"] != ReportFile {
+	if out["conclusion"] != "failure" || !strings.HasSuffix(out["comment-url"], "#issuecomment-"+itoa(cs[0].ID)) || out["report-json"] != filepath.Join(h.env["RUNNER_TEMP"], ReportDir, ReportName) {
 		t.Errorf("outputs %v", out)
 	}
-	data, err := os.ReadFile(filepath.Join(h.env["GITHUB_WORKSPACE"], ReportFile))
+	data, err := os.ReadFile(out["report-json"])
 	var js map[string]any
 	if err != nil || json.Unmarshal(data, &js) != nil || js["overall"] != "failure" {
 		t.Errorf("report JSON %v: %.200s", err, data)
@@ -230,7 +230,7 @@ func TestFailOnAndCommentInputs(t *testing.T) {
 		{"fail-on none passes a failure", map[string]string{"INPUT_FAIL-ON": "none"}, []checks.Result{renderFails}, ExitPass, 1},
 		{"default fails not_run", nil, []checks.Result{restorePasses, notRun}, ExitFail, 1},
 		{"fail-on failure passes not_run", map[string]string{"INPUT_FAIL-ON": "failure"}, []checks.Result{restorePasses, notRun}, ExitPass, 1},
-		{"comment off", map[string]string{"INPUT_COMMENT": "false"}, []checks.Result{restorePasses}, ExitPass, 0},
+		{"comment-mode off", map[string]string{"INPUT_COMMENT-MODE": "off"}, []checks.Result{restorePasses}, ExitPass, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

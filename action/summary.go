@@ -1,7 +1,9 @@
 package action
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -9,12 +11,23 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
+// forkNote says how a repository publishes the reports of pull requests
+// from forks.
+const forkNote = "> **Pull requests from forks:** to publish their check runs, gate and comment, add the publisher workflow: copy " +
+	"`examples/workflows/template-verify-publish.yml` from formula-code/template-verify to `.github/workflows/`, " +
+	"and upload this step's `report-json` output as the artifact `template-verify-report` (as `examples/workflows/template-verify.yml` does). " +
+	"It runs on `workflow_run` with a write token and reads only the report, never the pull request's code. " +
+	"Without it, a required `template-verify / gate` never reports on a fork's pull request.\n\n"
+
 // summary writes the report to the job summary, within 1 MiB, with a note
 // first when the run could not write to GitHub.
 func (r *runner) summary(rep *report.Report) {
 	note := ""
 	if r.readOnly != "" {
 		note = "> **Read-only run:** " + r.readOnly + " The report is here, and the findings are annotations of this step.\n\n"
+		if r.ev.Fork() {
+			note += forkNote
+		}
 	}
 	md, err := rep.MarkdownLimit(MaxSummaryBytes - len(note))
 	if err != nil {
@@ -40,15 +53,63 @@ func (r *runner) outputs(rep *report.Report, commentURL string) {
 	r.setOutput("conclusion", string(rep.Overall))
 	r.setOutput("comment-url", commentURL)
 	data, err := rep.JSON()
+	host := ""
 	if err == nil {
-		err = os.WriteFile(filepath.Join(r.workspace, ReportFile), append(data, '\n'), 0o644)
+		host, err = r.writeReport(append(data, '\n'))
 	}
 	if err != nil {
 		r.gha.Warningf("The JSON report was not written: %s", err)
 		r.setOutput("report-json", "")
 		return
 	}
-	r.setOutput("report-json", ReportFile)
+	r.setOutput("report-json", host)
+}
+
+// ReportName is the file name of the JSON report, in the folder
+// ReportDir of RUNNER_TEMP. It is the file name in the artifact too.
+const (
+	ReportDir  = "template-verify"
+	ReportName = "report.json"
+)
+
+// writeReport writes the JSON report under RUNNER_TEMP, outside the
+// checkout (whose files the pull request chose), and returns its path
+// on the runner. A Docker action does not see RUNNER_TEMP itself: GitHub
+// mounts RUNNER_TEMP/_github_home as its HOME, so there it writes to
+// HOME and returns the runner's path of that file.
+func (r *runner) writeReport(data []byte) (string, error) {
+	tmp := r.o.Getenv("RUNNER_TEMP")
+	if tmp == "" {
+		return "", errors.New("RUNNER_TEMP is not set")
+	}
+	local, host := filepath.Join(tmp, ReportDir), filepath.Join(tmp, ReportDir)
+	if st, err := os.Stat(tmp); err != nil || !st.IsDir() {
+		home := r.o.Getenv("HOME")
+		if home == "" || r.o.Getenv("GITHUB_ACTIONS") != "true" {
+			return "", fmt.Errorf("RUNNER_TEMP %s is not a folder", tmp)
+		}
+		local, host = filepath.Join(home, ReportDir), filepath.Join(tmp, "_github_home", ReportDir)
+	}
+	if err := os.MkdirAll(local, 0o755); err != nil {
+		return "", fmt.Errorf("make the report folder: %w", err)
+	}
+	file := filepath.Join(local, ReportName)
+	// A new file: never write through a link that was there.
+	if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("remove the old report: %w", err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("write the report: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write the report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("write the report: %w", err)
+	}
+	return filepath.Join(host, ReportName), nil
 }
 
 func (r *runner) setOutput(name, value string) {

@@ -1,0 +1,228 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/plan"
+	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// MaxReportBytes is the largest report artifact the publisher reads.
+const MaxReportBytes = 16 << 20
+
+// MaxReportChecks is the most checks a report artifact may hold: each
+// becomes a check run.
+const MaxReportChecks = 32
+
+var checkNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// artifactReport is the part of the JSON report (report.JSON) that the
+// publisher reads back. Unknown fields are ignored.
+type artifactReport struct {
+	Overall   checks.Conclusion `json:"overall"`
+	Repo      string            `json:"repo"`
+	Base      jsonRev           `json:"base"`
+	Head      jsonRev           `json:"head"`
+	MergeBase string            `json:"merge_base"`
+	Templates []struct {
+		Group   string   `json:"group"`
+		Path    string   `json:"path"`
+		OldPath string   `json:"old_path"`
+		Status  string   `json:"status"`
+		Via     []string `json:"via"`
+	} `json:"templates"`
+	Results []checks.Result `json:"results"`
+	Notes   []string        `json:"notes"`
+	Command string          `json:"command"`
+}
+
+type jsonRev struct {
+	Rev string `json:"rev"`
+	Sha string `json:"sha"`
+}
+
+// ParseReport reads a JSON report back (the artifact of a pull_request
+// run). The artifact was made by a run that a fork's workflow file may
+// control, so it is data to check, never a source of where to publish:
+// it must hold at most MaxReportChecks results with plain check names,
+// and its overall conclusion is computed again from its results.
+func ParseReport(data []byte) (*report.Report, error) {
+	var a artifactReport
+	if err := json.Unmarshal(data, &a); err != nil {
+		return nil, fmt.Errorf("the report is not valid JSON: %s", jsonError(data, err))
+	}
+	if len(a.Results) > MaxReportChecks {
+		return nil, fmt.Errorf("the report has %d check results, more than %d", len(a.Results), MaxReportChecks)
+	}
+	seen := map[string]bool{}
+	for _, r := range a.Results {
+		if !checkNameRE.MatchString(r.Check) || r.Check == publish.GateCheck || seen[r.Check] {
+			return nil, fmt.Errorf("the report has a result with the check name %q: want a unique lower-case name that is not %s", r.Check, publish.GateCheck)
+		}
+		seen[r.Check] = true
+	}
+	if !shaRE.MatchString(a.Head.Sha) {
+		return nil, fmt.Errorf("the report's head.sha %q is not a full commit sha", a.Head.Sha)
+	}
+	rep := &report.Report{
+		Repo: a.Repo, BaseRev: a.Base.Rev, HeadRev: a.Head.Rev, Base: a.Base.Sha, Head: a.Head.Sha, MergeBase: a.MergeBase,
+		Results: a.Results, Overall: checks.Overall(a.Results), Notes: a.Notes, Command: a.Command,
+	}
+	for _, t := range a.Templates {
+		old := t.OldPath
+		if old == "" {
+			old = t.Path
+		}
+		rep.Templates = append(rep.Templates, plan.Template{Group: t.Group, Path: t.Path, OldPath: old, Status: plan.Status(t.Status), Via: t.Via})
+	}
+	return rep, nil
+}
+
+// publishRun publishes the report of a pull_request run on workflow_run:
+// check runs and the gate on the run's head commit, the comment on the
+// open pull request whose head is that commit. Where to publish comes from
+// the event and the API, never from the artifact.
+func (r *runner) publishRun(ctx context.Context) int {
+	wr := r.wrun
+	if wr.Event != EventPullRequest {
+		r.gha.Noticef("The workflow run %d ran on %s, not on pull_request: there is no report to publish.", wr.ID, wr.Event)
+		return ExitPass
+	}
+	if !strings.EqualFold(wr.Repo, r.owner+"/"+r.repo) {
+		r.gha.Errorf("The workflow_run event is of %s, but GITHUB_REPOSITORY is %s/%s.", wr.Repo, r.owner, r.repo)
+		return ExitUsage
+	}
+	client, err := publish.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &publish.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
+	if err != nil {
+		r.gha.Errorf("%s", err)
+		return ExitUsage
+	}
+	pr, err := r.pullOfRun(ctx, client, wr)
+	if err != nil {
+		r.gha.Errorf("%s", err)
+		return ExitFail
+	}
+	r.pub, err = publish.New(publish.Target{
+		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: wr.HeadSHA, PR: pr.GetNumber(),
+		CommentAuthor: CommentAuthor, DetailsURL: wr.HTMLURL, Clock: r.o.Clock, Log: r.log,
+	})
+	if err != nil {
+		r.gha.Errorf("%s", err)
+		return ExitFail
+	}
+	gate := r.publisherGate(ctx, pr)
+	rep, rerr := r.readReport(wr)
+	if rerr != nil {
+		// No report, or one that is not of this run: the gate must not
+		// wait forever, and must not pass.
+		r.gha.Errorf("%s", rerr)
+		runs, err := r.pub.Start(ctx, nil)
+		if err == nil {
+			err = runs.Abort(ctx, "failure", "No report to publish", "template-verify could not publish the report of the pull_request run "+wr.HTMLURL+": "+rerr.Error(), gate)
+		}
+		if err != nil {
+			r.gha.Errorf("Publishing to GitHub failed: %s", err)
+		}
+		r.writeSummary("## template-verify\n\nNo report was published: " + summaryLine(rerr.Error()) + "\n")
+		return ExitFail
+	}
+	var names []string
+	for _, res := range rep.Results {
+		names = append(names, res.Check)
+	}
+	if r.runs, err = r.pub.Start(ctx, names); err != nil {
+		r.gha.Errorf("Publishing to GitHub failed: %s", err)
+		return ExitFail
+	}
+	if _, err := r.runs.Complete(ctx, rep, gate); err != nil {
+		r.errs = append(r.errs, err)
+	}
+	r.ev.Number = pr.GetNumber()
+	r.comment(ctx, rep)
+	for _, err := range r.errs {
+		r.gha.Errorf("Publishing to GitHub failed: %s", err)
+	}
+	r.writeSummary(fmt.Sprintf("## template-verify\n\nPublished the report of %s on pull request #%d (commit `%s`): %s.\n",
+		wr.HTMLURL, pr.GetNumber(), wr.HeadSHA, report.Word(rep.Overall)))
+	r.setOutput("conclusion", string(rep.Overall))
+	if len(r.errs) > 0 {
+		return ExitFail
+	}
+	return ExitPass
+}
+
+// readReport reads the report artifact from the workspace as a regular
+// file (no symlink, within MaxReportBytes) and checks that it is of the
+// run's head commit.
+func (r *runner) readReport(wr WorkflowRun) (*report.Report, error) {
+	data, err := safefile.ReadIn(r.workspace, r.in.Report, MaxReportBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the report %s is not in the workspace: the pull_request run uploaded none (it may have stopped before the verification), or the artifact was not downloaded", r.in.Report)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the report %s: %w", r.in.Report, err)
+	}
+	rep, err := ParseReport(data)
+	if err != nil {
+		return nil, fmt.Errorf("the report %s: %w", r.in.Report, err)
+	}
+	if rep.Head != wr.HeadSHA {
+		return nil, fmt.Errorf("the report %s is of commit %s, but the workflow run is of %s", r.in.Report, rep.Head, wr.HeadSHA)
+	}
+	return rep, nil
+}
+
+// pullOfRun finds the open pull request whose head is the run's head
+// commit: one the event lists, else one GitHub lists for the commit (the
+// event lists none for a fork). The pull request is read from the API and
+// its head must be the run's head commit.
+func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr WorkflowRun) (*github.PullRequest, error) {
+	numbers := wr.PRs
+	if len(numbers) == 0 {
+		prs, _, err := client.PullRequests.ListPullRequestsWithCommit(ctx, r.owner, r.repo, wr.HeadSHA, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return nil, fmt.Errorf("find the pull request of commit %s: %w", wr.HeadSHA, err)
+		}
+		for _, p := range prs {
+			numbers = append(numbers, p.GetNumber())
+		}
+	}
+	for _, n := range numbers {
+		pr, _, err := client.PullRequests.Get(ctx, r.owner, r.repo, n)
+		if err != nil {
+			return nil, fmt.Errorf("read pull request #%d: %w", n, err)
+		}
+		if pr.GetState() == "open" && pr.GetHead().GetSHA() == wr.HeadSHA &&
+			strings.EqualFold(pr.GetBase().GetRepo().GetFullName(), r.owner+"/"+r.repo) {
+			return pr, nil
+		}
+	}
+	return nil, fmt.Errorf("no open pull request of %s/%s has the head commit %s of the workflow run %d: nothing to publish on", r.owner, r.repo, wr.HeadSHA, wr.ID)
+}
+
+// publisherGate reads the gated branches at the pull request's base
+// commit when the workspace is a checkout of the base repository (never
+// of the pull request); otherwise the gate applies to every branch.
+func (r *runner) publisherGate(ctx context.Context, pr *github.PullRequest) publish.Gate {
+	g := publish.Gate{BaseRef: pr.GetBase().GetRef()}
+	base := pr.GetBase().GetSHA()
+	if err := checkWorkspace(ctx, r.workspace); err != nil || base == "" {
+		g.PolicyErr = errors.New("the publisher has no checkout of the base repository to read the gated branches from")
+		return g
+	}
+	pol := verify.GatePolicy(ctx, r.workspace, base, r.in.Config)
+	g.Branches, g.PolicyErr = pol.Branches, pol.Err
+	return g
+}
