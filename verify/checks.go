@@ -4,6 +4,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/archive"
 	"github.com/formula-code/template-verify/checks/description"
+	"github.com/formula-code/template-verify/checks/names"
 	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/checks/restore"
@@ -17,6 +18,7 @@ func DefaultChecks() []checks.Check {
 		restore.New(),
 		pytestcheck.New(),
 		synccheck.New(),
+		names.New(),
 		archive.New(),
 		description.New(),
 	}

@@ -1,0 +1,245 @@
+package names
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
+)
+
+// Name is the check's name.
+const Name = "names"
+
+// Check is the names check.
+type Check struct {
+	// Python finds the interpreter; nil uses jinja.FindPython. Tests
+	// replace it to simulate a machine without Jinja2.
+	Python func(ctx context.Context) (path, version string, ok bool)
+}
+
+// New returns the names check.
+func New() *Check { return &Check{} }
+
+// Name implements checks.Check.
+func (*Check) Name() string { return Name }
+
+// item is one template at base and head.
+type item struct {
+	tmpl             plan.Template
+	group            string
+	root             string
+	baseJob, headJob int // -1 when the side has no job
+	baseDef, headDef map[string]bool
+}
+
+// Run implements checks.Check.
+func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
+	res := checks.Result{Check: Name}
+	baseCfg := in.Config
+	if in.BaseConfig != nil {
+		baseCfg = in.BaseConfig
+	}
+	var req request
+	envs := map[[2]string]int{}
+	var envErr error
+	envOf := func(g *config.Group, rev string) int {
+		key := [2]string{rev, g.Name + "\x00" + g.Root}
+		if i, ok := envs[key]; ok {
+			return i
+		}
+		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		if err != nil {
+			envErr = fmt.Errorf("read %s: %w", g.Root, err)
+			return -1
+		}
+		links, _ := in.Plan.Trees.Symlinks(ctx, rev, g.Root)
+		lim := in.Config.Limits.Effective()
+		rel := map[string][]byte{}
+		prefix := strings.TrimSuffix(g.Root, "/") + "/"
+		for p, data := range files {
+			if _, isLink := links[p]; isLink || len(data) > lim.RenderOutput {
+				continue
+			}
+			if r, ok := strings.CutPrefix(p, prefix); ok {
+				rel[r] = data
+			}
+		}
+		i := req.addEnv(rel, g.Jinja)
+		envs[key] = i
+		return i
+	}
+	var items []*item
+	for _, t := range in.Plan.Templates {
+		g, ok := in.Config.Group(t.Group)
+		if !ok || g.Jinja.StrictUndefined {
+			continue
+		}
+		it := &item{tmpl: t, group: g.Name, root: g.Root, baseJob: -1, headJob: -1}
+		if t.AtHead() {
+			entries := g.TemplateFor(t.Rel)
+			if len(entries) == 0 {
+				continue
+			}
+			it.headDef = defined(g, entries[0], in.Config.Names)
+			if e := envOf(g, in.Plan.Head); e >= 0 {
+				it.headJob = len(req.Jobs)
+				req.Jobs = append(req.Jobs, pyJob{Env: e, Name: t.Rel})
+			}
+		}
+		if t.AtBase() {
+			bg, ok := baseCfg.Group(t.Group)
+			if !ok {
+				bg = g
+			}
+			entry := config.Template{}
+			if entries := bg.TemplateFor(t.OldRel); len(entries) > 0 {
+				entry = entries[0]
+			}
+			it.baseDef = defined(bg, entry, baseCfg.Names)
+			if e := envOf(bg, in.Plan.MergeBase); e >= 0 {
+				it.baseJob = len(req.Jobs)
+				req.Jobs = append(req.Jobs, pyJob{Env: e, Name: t.OldRel})
+			}
+		}
+		items = append(items, it)
+	}
+	if envErr != nil {
+		res.Conclusion, res.Title = checks.Failure, "The templates could not be read"
+		res.Summary = envErr.Error()
+		return res
+	}
+	if len(items) == 0 {
+		res.Conclusion = checks.Skipped
+		res.Title = "This change touches no template of a group without strict_undefined"
+		res.Summary = res.Title + "."
+		return res
+	}
+	find := c.Python
+	if find == nil {
+		find = jinja.FindPython
+	}
+	python, _, ok := find(ctx)
+	if !ok {
+		res.Conclusion = checks.NotRun
+		res.Title = "Not run: no python3 that can import jinja2"
+		res.Summary = res.Title + "."
+		res.Notes = append(res.Notes, "The names check parses templates with Python Jinja2; install python3 with jinja2 to run it.")
+		return res
+	}
+	found, err := run(ctx, python, &req, jinja.LimitsOf(in.Config.Limits.Effective()).Memory)
+	if err != nil {
+		res.Conclusion, res.Title = checks.NotRun, "Not run: the Jinja2 helper failed"
+		res.Summary = err.Error()
+		res.Notes = append(res.Notes, err.Error())
+		return res
+	}
+	strict := config.PreExistingFails(in.BaseConfig, in.Config)
+	judged, total := 0, 0
+	for _, it := range items {
+		if it.headJob < 0 {
+			continue // deleted: nothing to read at the head
+		}
+		h := found[it.headJob]
+		if h.Error != "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was not checked: Jinja2 cannot parse it (%s); the render check reports it.", it.tmpl.Path, h.Error))
+			continue
+		}
+		judged++
+		var before map[string]bool
+		if it.baseJob >= 0 && found[it.baseJob].Error == "" {
+			before = map[string]bool{}
+			for _, u := range undefined(found[it.baseJob].Names, it.baseDef) {
+				before[u.Name] = true
+			}
+		}
+		for _, u := range undefined(h.Names, it.headDef) {
+			total++
+			res.Findings = append(res.Findings, finding(it, u, before, strict))
+		}
+		for _, d := range h.Dynamic {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s includes a template whose name is computed at render time; its names were not checked.", path.Join(it.root, d)))
+		}
+	}
+	fails := res.Failures()
+	switch {
+	case fails > 0:
+		res.Conclusion = checks.Failure
+		res.Title = fmt.Sprintf("%s that no variable set defines", plural(fails, "new name"))
+	case judged == 0:
+		res.Conclusion = checks.NotRun
+		res.Title = "No template could be parsed"
+	default:
+		res.Conclusion = checks.Success
+		res.Title = fmt.Sprintf("No new undefined name in %s", plural(judged, "template"))
+	}
+	res.Summary = res.Title + "."
+	res.Figures = append(res.Figures,
+		checks.Figure{Label: "Templates without strict_undefined checked", Value: fmt.Sprint(judged)},
+		checks.Figure{Label: "Names no variable set defines", Value: fmt.Sprint(total)})
+	return res
+}
+
+// finding reports one undefined name at the head.
+func finding(it *item, u Use, before map[string]bool, strict bool) checks.Finding {
+	f := checks.Finding{Path: path.Join(it.root, u.File), Line: u.Line, Level: checks.LevelFailure, Title: "A name no variable set defines",
+		Message: fmt.Sprintf("%s reads %s, which no variable set of group %s defines. The group has no strict_undefined, so it renders as nothing and no error appears.",
+			it.tmpl.Path, u.Name, it.group)}
+	if u.File != it.tmpl.Rel {
+		f.Message = fmt.Sprintf("%s reads %s (through %s), which no variable set of group %s defines. The group has no strict_undefined, so it renders as nothing and no error appears.",
+			it.tmpl.Path, u.Name, path.Join(it.root, u.File), it.group)
+	}
+	if before[u.Name] {
+		f.Message += " It fails before this change."
+		if !strict {
+			f.Level = checks.LevelWarning
+		}
+	} else {
+		f.Message += " Add it to the group's vars if production passes it, or give it a default."
+	}
+	return f
+}
+
+// undefined keeps the uses of names that def lacks.
+func undefined(uses []Use, def map[string]bool) []Use {
+	var out []Use
+	for _, u := range uses {
+		if !def[u.Name] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// defined is every name a variable set of the template defines (the
+// group's and the template's vars and matrix keys) and names.ignore.
+func defined(g *config.Group, t config.Template, n *config.Names) map[string]bool {
+	def := map[string]bool{}
+	for _, m := range []map[string]any{g.Vars, t.Vars} {
+		for k := range m {
+			def[k] = true
+		}
+	}
+	for _, m := range []map[string][]any{g.Matrix, t.Matrix} {
+		for k := range m {
+			def[k] = true
+		}
+	}
+	if n != nil {
+		for _, k := range n.Ignore {
+			def[k] = true
+		}
+	}
+	return def
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
