@@ -7,6 +7,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -82,13 +83,20 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func makeTar(t testing.TB, entries []entry, gz bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
+	writeTar(t, &buf, entries, gz)
+	return buf.Bytes()
+}
+
+// writeTar writes entries as a tar to out (gzipped when gz).
+func writeTar(t testing.TB, out io.Writer, entries []entry, gz bool) {
+	t.Helper()
 	var w *tar.Writer
 	var zw *gzip.Writer
 	if gz {
-		zw = gzip.NewWriter(&buf)
+		zw = gzip.NewWriter(out)
 		w = tar.NewWriter(zw)
 	} else {
-		w = tar.NewWriter(&buf)
+		w = tar.NewWriter(out)
 	}
 	for _, e := range entries {
 		if e.skipped {
@@ -124,7 +132,6 @@ func makeTar(t testing.TB, entries []entry, gz bool) []byte {
 			t.Fatal(err)
 		}
 	}
-	return buf.Bytes()
 }
 
 // taskSHA is a task's base commit: 40 hex digits that differ per task.
