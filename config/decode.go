@@ -57,6 +57,8 @@ func Decode(file string, data []byte) (*Config, error) {
 			cfg.Restore = &Restore{Explicit: true}
 		case "pytest":
 			cfg.Pytest = &Pytest{}
+		case "sync":
+			cfg.Sync = &Sync{Explicit: true}
 		case "groups":
 			cfg.Groups = nil
 		}

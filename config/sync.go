@@ -12,6 +12,8 @@ import (
 // measurement setup": "A change to one needs the same change to the other").
 type Sync struct {
 	Groups []SyncGroup `yaml:"groups"`
+	// Explicit is true when the block came from a file, not defaults.
+	Explicit bool `yaml:"-"`
 }
 
 // SyncGroup is one set of copies.
