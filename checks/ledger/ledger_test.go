@@ -1,0 +1,188 @@
+package ledger
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/gitx/gittest"
+	"github.com/formula-code/template-verify/plan"
+)
+
+const (
+	owner, repoName = "formula-code", "datasmith"
+	release         = "release/template-v1"
+	gate            = config.DefaultLedgerRunName
+)
+
+// history is a release branch with one merged pull request per case.
+type history struct {
+	r     *gittest.Repo
+	heads map[int]string // PR -> merged head
+	other map[int]string // PR -> a head verified but not merged
+	sync  string         // merge of main into the release branch
+	dir   string         // a commit pushed to the release branch
+}
+
+// mergePR commits a branch off the release branch and merges it with
+// GitHub's merge message. before, when set, is an earlier head of the
+// branch (verified, then replaced by one more commit).
+func (h *history) mergePR(n int, amend bool) {
+	r := h.r
+	b := "feature-" + string(rune('0'+n))
+	r.Git("checkout", "-q", "-b", b, release)
+	r.Write(map[string]string{b + ".txt": "one\n"})
+	first := r.Commit("work on " + b)
+	if amend {
+		h.other[n] = first
+		r.Write(map[string]string{b + ".txt": "two\n"})
+		r.Commit("more work on " + b)
+	}
+	h.heads[n] = r.Git("rev-parse", "HEAD")
+	r.Git("checkout", "-q", release)
+	r.Git("merge", "-q", "--no-ff", "-m", "Merge pull request #"+string(rune('0'+n))+" from formula-code/"+b, b)
+}
+
+func newHistory(t *testing.T) *history {
+	r := gittest.New(t)
+	r.Write(map[string]string{"README.md": "main\n"})
+	r.Commit("main")
+	r.Git("checkout", "-q", "-b", release)
+	h := &history{r: r, heads: map[int]string{}, other: map[int]string{}}
+	h.mergePR(1, false) // verified green
+	h.mergePR(2, false) // red
+	h.mergePR(3, true)  // verified on its first head, merged with the second
+	h.mergePR(4, false) // never verified
+	h.mergePR(5, false) // still running
+	r.Git("checkout", "-q", "main")
+	r.Write(map[string]string{"MAIN.md": "later\n"})
+	r.Commit("a fix on main")
+	r.Git("checkout", "-q", release)
+	r.Git("merge", "-q", "--no-ff", "-m", "Merge branch 'main' into "+release, "main")
+	h.sync = r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"VERSION": "1\n"})
+	h.dir = r.Commit("bump the version")
+	return h
+}
+
+func client(t *testing.T, s *fakegithub.Server) *github.Client {
+	t.Helper()
+	c := github.NewClient(nil).WithAuthToken("tok")
+	u, _ := url.Parse(s.URL + "/")
+	c.BaseURL = u
+	return c
+}
+
+func addRun(t *testing.T, c *github.Client, name, sha, status, conclusion string) {
+	t.Helper()
+	opt := github.CreateCheckRunOptions{Name: name, HeadSHA: sha, Status: github.String(status)}
+	if conclusion != "" {
+		opt.Conclusion = github.String(conclusion)
+	}
+	if _, _, err := c.Checks.CreateCheckRun(context.Background(), owner, repoName, opt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLedgerOverGitHub(t *testing.T) {
+	h := newHistory(t)
+	s := fakegithub.New(t)
+	c := client(t, s)
+	addRun(t, c, gate, h.heads[1], "completed", "success")
+	addRun(t, c, "template-verify / render", h.heads[1], "completed", "failure") // another run does not count
+	addRun(t, c, gate, h.heads[2], "completed", "failure")
+	addRun(t, c, gate, h.other[3], "completed", "success")
+	addRun(t, c, gate, h.heads[5], "in_progress", "")
+	for n, head := range h.heads {
+		pullHead := head
+		if n == 3 {
+			pullHead = h.other[3] // GitHub's record of the head the PR was verified on
+		}
+		s.AddPull(owner+"/"+repoName, fakegithub.Pull{Number: n, HeadSHA: pullHead, BaseRef: release, State: "closed"})
+	}
+	src := &GitHub{Client: c, Owner: owner, Repo: repoName}
+
+	cfg := config.Default()
+	p, err := plan.Build(context.Background(), h.r.Repo, cfg, "main", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg, Log: slog.New(slog.DiscardHandler)}
+	chk := &Check{Source: src}
+	if !chk.HasWork(p, cfg) {
+		t.Fatal("HasWork is false for release/template-v1 into main")
+	}
+	res := chk.Run(context.Background(), in)
+	if res.Conclusion != checks.Failure || res.Title != "4 of 5 merged pull requests lack a green verification of the head they merged" {
+		t.Fatalf("%s %q", res.Conclusion, res.Title)
+	}
+	want := []struct {
+		pr     string
+		status Status
+	}{
+		{"#1", Verified}, {"#2", Red}, {"#3", OtherHead}, {"#4", Missing}, {"#5", Pending}, {"-", FromBase}, {"-", NotPR},
+	}
+	rows := res.Tables[0].Rows
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows; want %d: %v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		if rows[i][0] != w.pr || rows[i][4] != string(w.status) {
+			t.Errorf("row %d: %v; want %s %s", i, rows[i], w.pr, w.status)
+		}
+	}
+	if !strings.Contains(rows[2][5], "verified on "+h.other[3][:7]+", but "+h.heads[3][:7]+" was merged") {
+		t.Errorf("row of #3: %v", rows[2])
+	}
+	levels := map[checks.Level]int{}
+	for _, f := range res.Findings {
+		levels[f.Level]++
+	}
+	if levels[checks.LevelFailure] != 4 || levels[checks.LevelWarning] != 1 {
+		t.Errorf("findings %v: %+v", levels, res.Findings)
+	}
+}
+
+func TestLedgerApplies(t *testing.T) {
+	tests := []struct {
+		base, head string
+		want       bool
+	}{
+		{"main", "release/template-v1", true},
+		{"origin/main", "refs/heads/release/x", true},
+		{"refs/heads/main", "origin/release/x", true},
+		{"main", "feature", false},
+		{"release/template-v1", "feature", false},
+		{"develop", "release/x", false},
+	}
+	l := config.DefaultLedger()
+	for _, tt := range tests {
+		if got := l.Applies(tt.base, tt.head); got != tt.want {
+			t.Errorf("Applies(%q, %q) = %v", tt.base, tt.head, got)
+		}
+	}
+}
+
+func TestLedgerSkipsOtherBranches(t *testing.T) {
+	h := newHistory(t)
+	cfg := config.Default()
+	p, err := plan.Build(context.Background(), h.r.Repo, cfg, "main", "feature-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := New()
+	if chk.HasWork(p, cfg) {
+		t.Error("HasWork on feature-1 into main")
+	}
+	res := chk.Run(context.Background(), &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg})
+	if res.Conclusion != checks.Skipped {
+		t.Errorf("%s %q", res.Conclusion, res.Title)
+	}
+}
