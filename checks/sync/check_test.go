@@ -42,6 +42,22 @@ func testSh(pats ...string) string {
 	return b.String()
 }
 
+// defaultCfg has a harbor group and no sync block: datasmith's default
+// sync group applies.
+const defaultCfg = `version: 1
+groups:
+  - name: harbor
+    root: tpl
+    jinja: {strict_undefined: true}
+    vars: {task: demo}
+    templates:
+      - path: "**"
+`
+
+func dsTestSh(pats ...string) string {
+	return strings.Replace(testSh(pats...), "pats=(", "_fc_restore_patterns=(", 1)
+}
+
 func gatesPy(pats ...string) string {
 	var b strings.Builder
 	b.WriteString("import re\n\nPATTERNS = [\n")
@@ -144,6 +160,18 @@ func TestSync(t *testing.T) {
 			base: map[string]string{"tpl/test.sh": testSh(bench)},
 			head: map[string]string{"tpl/test.sh": testSh(bench, asv)},
 			want: checks.NotRun, wantText: []string{"warning grader/gates.py:0 Sync group patterns: grader/gates.py is not in the repository"}},
+		{name: "the default's grader file absent at base and head: skipped, reported missing", baseCfg: defaultCfg,
+			base: map[string]string{"tpl/tests/test.sh": dsTestSh(bench)},
+			head: map[string]string{"tpl/tests/test.sh": dsTestSh(bench, asv)},
+			want: checks.Skipped, wantText: []string{"warning fcrl/grading/gates.py:0 Sync group restore-patterns: fcrl/grading/gates.py is not in the repository"}},
+		{name: "the same with pre_existing: fail", baseCfg: "pre_existing: fail\n" + defaultCfg,
+			base: map[string]string{"tpl/tests/test.sh": dsTestSh(bench)},
+			head: map[string]string{"tpl/tests/test.sh": dsTestSh(bench, asv)},
+			want: checks.Skipped, wantText: []string{"warning fcrl/grading/gates.py:0 "}},
+		{name: "the default compares datasmith's copies", baseCfg: defaultCfg,
+			base: map[string]string{"tpl/tests/test.sh": dsTestSh(bench), "fcrl/grading/gates.py": strings.Replace(gatesPy(bench), "PATTERNS", "PROTECTED_PATCH_PATTERNS", 1)},
+			head: map[string]string{"tpl/tests/test.sh": dsTestSh(bench, asv, tests)},
+			want: checks.Failure, wantText: []string{"fcrl/grading/gates.py lacks 1 item that tpl/tests/test.sh has. They were equal at the base."}},
 		{name: "the change deletes a copy", base: equalBase,
 			head: map[string]string{"grader/gates.py": "\x00delete"},
 			want: checks.Failure, wantText: []string{"failure grader/gates.py:0 ", "At the base it was there."}},

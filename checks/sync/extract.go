@@ -23,30 +23,70 @@ var errNotFound = errors.New("not found")
 // assignment "name=(...)" (also under declare, local, readonly) in source
 // order, a "+=" appending. Quoted and plain literal words are their
 // values; a word with an expansion is kept as its source text.
+//
+// A script that does not parse as a whole (a syntax error elsewhere, which
+// the render check reports) is read assignment by assignment: from each
+// line that assigns the array, the shortest run of lines that parses.
 func BashArray(src, name string) ([]Item, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
+	if err == nil {
+		return bashItems([]*syntax.File{f}, []string{src}, []int{0}, name)
+	}
+	start := regexp.MustCompile(`(^|[\s;(])` + regexp.QuoteMeta(name) + `\+?=\(`)
+	lines := strings.SplitAfter(src, "\n")
+	var files []*syntax.File
+	var srcs []string
+	var offsets []int
+	for i, l := range lines {
+		if !start.MatchString(l) || len(files) == maxArrayStarts {
+			continue
+		}
+		for j := i + 1; j <= len(lines) && j <= i+maxArrayLines; j++ {
+			part := strings.Join(lines[i:j], "")
+			if pf, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), ""); perr == nil {
+				files, srcs, offsets = append(files, pf), append(srcs, part), append(offsets, i)
+				break
+			}
+		}
+	}
+	if len(files) == 0 {
 		return nil, fmt.Errorf("bash: %w", err)
 	}
+	return bashItems(files, srcs, offsets, name)
+}
+
+// maxArrayLines bounds the lines of one array assignment read on its own,
+// maxArrayStarts the assignments read that way.
+const (
+	maxArrayLines  = 200
+	maxArrayStarts = 20
+)
+
+// bashItems walks parsed files (pieces of one script, each starting at
+// line offset+1) for the assignments of the array name.
+func bashItems(files []*syntax.File, srcs []string, offsets []int, name string) ([]Item, error) {
 	var items []Item
 	found := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		a, ok := n.(*syntax.Assign)
-		if !ok || a.Name == nil || a.Name.Value != name || a.Array == nil {
-			return true
-		}
-		if !a.Append {
-			items = nil
-		}
-		found = true
-		for _, el := range a.Array.Elems {
-			if el.Value == nil {
-				continue
+	for k, f := range files {
+		src, offset := srcs[k], offsets[k]
+		syntax.Walk(f, func(n syntax.Node) bool {
+			a, ok := n.(*syntax.Assign)
+			if !ok || a.Name == nil || a.Name.Value != name || a.Array == nil {
+				return true
 			}
-			items = append(items, Item{Value: wordValue(src, el.Value), Line: int(el.Value.Pos().Line())})
-		}
-		return true
-	})
+			if !a.Append {
+				items = nil
+			}
+			found = true
+			for _, el := range a.Array.Elems {
+				if el.Value == nil {
+					continue
+				}
+				items = append(items, Item{Value: wordValue(src, el.Value), Line: offset + int(el.Value.Pos().Line())})
+			}
+			return true
+		})
+	}
 	if !found {
 		return nil, fmt.Errorf("no bash array %s: %w", name, errNotFound)
 	}

@@ -42,6 +42,7 @@ func TestBashArray(t *testing.T) {
 		{name: "in a function", src: "f() {\n  local -a a=('in')\n}\n", want: []string{"in"}, wantLines: []int{2}},
 		{name: "absent", src: "b=(x)\na=scalar\n", wantAbsent: true},
 		{name: "bad bash", src: "a=(\n", wantErr: "bash:"},
+		{name: "a syntax error elsewhere", src: "if true; then\n  a=(one\n   'two')\n  a+=(three)\n", want: []string{"one", "two", "three"}, wantLines: []int{2, 3, 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
