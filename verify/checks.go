@@ -9,6 +9,7 @@ import (
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/checks/restore"
 	synccheck "github.com/formula-code/template-verify/checks/sync"
+	"github.com/formula-code/template-verify/checks/taint"
 )
 
 // DefaultChecks returns the checks of a verification, in report order.
@@ -20,6 +21,7 @@ func DefaultChecks() []checks.Check {
 		synccheck.New(),
 		names.New(),
 		archive.New(),
+		taint.New(),
 		description.New(),
 	}
 }

@@ -1,0 +1,357 @@
+package taint
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/sandbox"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// RunTimeout limits one tamper run of a script's head.
+var RunTimeout = 30 * time.Second
+
+// change is a value the rest of the script reads that a hostile profile
+// file changed.
+type change struct {
+	name, from, to string
+	form           string // export, assignment, declare -g, unset
+	dir            string // "on": set to 1 with nothing incoming; "off": set to 0 or unset with 1 incoming
+}
+
+func (c change) key() string { return c.name + "\x00" + c.form + "\x00" + c.dir }
+
+type tamperResult struct {
+	findings []checks.Finding
+	figures  []checks.Figure
+	notes    []string
+	tables   []checks.Table
+	notRun   string
+	summary  string
+}
+
+// forms are the ways a hostile file sets a name. Each first tries the
+// form in a subshell, so that a readonly name does not stop the script
+// (the real file could do the same).
+var forms = []struct {
+	name string
+	on   string // %[1]s is the name, %[2]s the value
+}{
+	{"export", "( export %[1]s=%[2]s ) 2>/dev/null && export %[1]s=%[2]s\n"},
+	{"assignment", "( %[1]s=%[2]s ) 2>/dev/null && %[1]s=%[2]s\n"},
+	{"declare -g", "( declare -g %[1]s=%[2]s ) 2>/dev/null && declare -g %[1]s=%[2]s\n"},
+}
+
+// tamperAll runs the tamper test on the head of every script that sources
+// an agent-writable file (one variable set per distinct head), and on the
+// base's script where the head's shows a change.
+func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, heads, bases []*script, preFails bool) tamperResult {
+	var tr tamperResult
+	if !st.tamper {
+		tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs", Value: "not run (taint.tamper: false)"})
+		return tr
+	}
+	seen := map[string]bool{}
+	runs, scripts := 0, 0
+	var rows [][]string
+	for _, h := range heads {
+		if len(h.an.Sources) == 0 {
+			continue
+		}
+		head, rest, ok := cutHead(h, st)
+		if !ok {
+			tr.notes = append(tr.notes, fmt.Sprintf("%s (%s): no line after the source matches taint.steps, so the tamper run did not run for it.", h.tmpl.Path, h.set))
+			continue
+		}
+		k := head + "\x00" + strings.Join(restReads(rest, h.an.Names), " ")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		scripts++
+		changes, n, err := tamperOne(ctx, in, st, h, head, rest)
+		runs += n
+		if err != nil {
+			tr.notRun = fmt.Sprintf("%s (%s): %v", h.tmpl.Path, h.set, err)
+			continue
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		old := map[string]bool{}
+		for _, b := range bases {
+			if b.tmpl.OldPath == h.tmpl.OldPath && b.set == h.set && len(b.an.Sources) > 0 {
+				bh, brest, ok := cutHead(b, st)
+				if !ok {
+					continue
+				}
+				bc, bn, berr := tamperOne(ctx, in, st, b, bh, brest)
+				runs += bn
+				if berr == nil {
+					for _, x := range bc {
+						old[x.key()] = true
+					}
+				}
+			}
+		}
+		for _, x := range changes {
+			verb := "turns a value on"
+			if x.dir == "off" {
+				verb = "turns a value off"
+			}
+			f := checks.Finding{Path: h.tmpl.Path, Line: h.an.Sources[0].Line, Level: checks.LevelFailure,
+				Title: fmt.Sprintf("A profile file %s: %s", verb, x.name),
+				Message: fmt.Sprintf("The tamper run executed the script's head (up to the first step of taint.steps) with a hostile file in %s that sets every protected name by %s. %s was %s in the clean run and %s with the file, and the rest of the script reads it (variable set %s).",
+					st.profile, x.form, x.name, x.from, x.to, h.set)}
+			if old[x.key()] {
+				if !preFails {
+					f.Level = checks.LevelWarning
+				}
+				f.Message += " This fails before this change too."
+			}
+			tr.findings = append(tr.findings, f)
+			rows = append(rows, []string{h.tmpl.Path, h.set, x.form, x.dir, x.name, x.from, x.to, yesNo(old[x.key()])})
+		}
+	}
+	if scripts == 0 && tr.notRun == "" {
+		tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs", Value: "not run (no script head to run)"})
+		return tr
+	}
+	sandboxed := "in the bubblewrap sandbox"
+	if !sandbox.Available() {
+		sandboxed = "without a sandbox (bubblewrap is not usable here)"
+	}
+	tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs (script head with hostile profile files)", Value: fmt.Sprintf("%d runs of %s, %s; %d values changed", runs, plural(scripts, "script head"), sandboxed, len(rows))})
+	if len(rows) > 0 {
+		tr.tables = append(tr.tables, checks.Table{Title: "Values a hostile profile file changed", Header: []string{"Template", "Variable set", "Form", "Direction", "Name", "Clean run", "Hostile run", "At base"}, Rows: rows})
+	}
+	if tr.notRun == "" {
+		tr.summary = fmt.Sprintf("The tamper run (%d runs) changed no value the rest of the script reads.", runs)
+	}
+	return tr
+}
+
+// cutHead splits a script at the first line after its first source that
+// matches a step pattern: the head runs, the rest is probed.
+func cutHead(s *script, st settings) (head, rest string, ok bool) {
+	lines := strings.SplitAfter(s.text, "\n")
+	var steps []*regexp.Regexp
+	for _, p := range st.steps {
+		if re, err := regexp.Compile(p); err == nil {
+			steps = append(steps, re)
+		}
+	}
+	cut := -1
+	for i := s.an.Sources[0].Line; i < len(lines) && cut < 0; i++ {
+		for _, re := range steps {
+			if re.MatchString(strings.TrimRight(lines[i], "\n")) {
+				cut = i
+				break
+			}
+		}
+	}
+	if cut < 0 {
+		return "", "", false
+	}
+	return strings.Join(lines[:cut], ""), strings.Join(lines[cut:], ""), true
+}
+
+// tamperOne runs the head of one script: a clean run and a run with 1 in
+// every protected name, then one run per hostile form in each direction.
+// It returns the changes and the number of runs.
+func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, head, rest string) ([]change, int, error) {
+	probe := restReads(rest, s.an.Names)
+	var hostile []string
+	for _, n := range append(slices.Clone(s.an.Names), probe...) {
+		if st.protected(n) && !slices.Contains(hostile, n) {
+			hostile = append(hostile, n)
+		}
+	}
+	for _, p := range st.protect {
+		if syntax.ValidName(p) && !slices.Contains(hostile, p) {
+			hostile = append(hostile, p)
+		}
+	}
+	slices.Sort(hostile)
+	if len(probe) == 0 || len(hostile) == 0 {
+		return nil, 0, nil
+	}
+	dir, err := os.MkdirTemp(in.WorkDir, "taint-")
+	if err != nil {
+		return nil, 0, fmt.Errorf("work folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	for _, d := range []string{"profile.d", "repo", "logs", "home"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, 0, fmt.Errorf("work folder: %w", err)
+		}
+	}
+	mark := "__template_verify_probe_" + randomHex() + "__"
+	text := mapPaths(head, in, st, dir) + probeScript(mark, probe)
+	scriptPath := filepath.Join(dir, "head.sh")
+	if err := os.WriteFile(scriptPath, []byte(text), 0o644); err != nil {
+		return nil, 0, fmt.Errorf("write the head: %w", err)
+	}
+	runs := 0
+	run := func(incoming bool, profile string) (map[string]string, error) {
+		runs++
+		pd := filepath.Join(dir, "profile.d")
+		entries, _ := os.ReadDir(pd)
+		for _, e := range entries {
+			os.RemoveAll(filepath.Join(pd, e.Name()))
+		}
+		if err := os.WriteFile(filepath.Join(pd, "00-tamper.sh"), []byte(profile), 0o644); err != nil {
+			return nil, err
+		}
+		var env []string
+		if incoming {
+			for _, n := range hostile {
+				env = append(env, n+"=1")
+			}
+		}
+		out := sandbox.Run(ctx, sandbox.Spec{Args: []string{"bash", scriptPath}, Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"),
+			Env: env, Writable: []string{dir}, Timeout: RunTimeout, Sandbox: true, MaxOutput: 1 << 20})
+		if out.Err != nil && !out.TimedOut && out.ExitCode < 0 {
+			return nil, fmt.Errorf("the script's head did not start: %w", out.Err)
+		}
+		_, after, ok := strings.Cut(string(out.Stdout), mark+"\n")
+		if !ok {
+			why := "exit " + strconv.Itoa(out.ExitCode)
+			if out.TimedOut {
+				why = "time limit " + RunTimeout.String()
+			}
+			return nil, fmt.Errorf("the script's head stopped before the first step (%s): %s", why, strings.TrimSpace(sandbox.Tail(out.Stderr, 300)))
+		}
+		vals := map[string]string{}
+		for _, l := range strings.Split(after, "\n") {
+			if n, v, ok := strings.Cut(l, "="); ok && slices.Contains(probe, n) {
+				vals[n] = v
+			} else if n, ok := strings.CutSuffix(l, " unset"); ok && slices.Contains(probe, n) {
+				vals[n] = "unset"
+			}
+		}
+		return vals, nil
+	}
+	cleanOff, err := run(false, "")
+	if err != nil {
+		return nil, runs, err
+	}
+	cleanOn, err := run(true, "")
+	if err != nil {
+		return nil, runs, err
+	}
+	var changes []change
+	compare := func(want, got map[string]string, form, dir string) {
+		for _, n := range probe {
+			if want[n] != got[n] {
+				changes = append(changes, change{name: n, from: show(want[n]), to: show(got[n]), form: form, dir: dir})
+			}
+		}
+	}
+	for _, f := range forms {
+		var on, off strings.Builder
+		for _, n := range hostile {
+			fmt.Fprintf(&on, f.on, n, "1")
+			fmt.Fprintf(&off, f.on, n, "0")
+		}
+		on.WriteString("true\n")
+		off.WriteString("true\n")
+		got, err := run(false, on.String())
+		if err != nil {
+			return nil, runs, err
+		}
+		compare(cleanOff, got, f.name, "on")
+		got, err = run(true, off.String())
+		if err != nil {
+			return nil, runs, err
+		}
+		compare(cleanOn, got, f.name, "off")
+	}
+	var unset strings.Builder
+	for _, n := range hostile {
+		fmt.Fprintf(&unset, "( unset %[1]s ) 2>/dev/null && unset %[1]s\n", n)
+	}
+	unset.WriteString("true\n")
+	got, err := run(true, unset.String())
+	if err != nil {
+		return nil, runs, err
+	}
+	compare(cleanOn, got, "unset", "off")
+	return changes, runs, nil
+}
+
+func show(v string) string {
+	if v == "" {
+		return "(not printed)"
+	}
+	return v
+}
+
+// restReads lists the variables the rest of the script reads; when the
+// rest does not parse alone, every name of the script.
+func restReads(rest string, all []string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(rest), "")
+	if err != nil {
+		return slices.Clone(all)
+	}
+	w := &walker{funcs: map[string]*syntax.Stmt{}, inCall: map[string]bool{}, inlined: map[string]int{}, vals: map[string][]string{}, names: map[string]bool{}}
+	w.stmts(f.Stmts)
+	var out []string
+	for _, e := range w.events {
+		if e.kind == evRead && !slices.Contains(out, e.name) {
+			out = append(out, e.name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mapPaths points the profile folder and the restore paths of the head at
+// the run's folder.
+func mapPaths(text string, in *checks.Input, st settings, dir string) string {
+	type pair struct{ from, to string }
+	pairs := []pair{{strings.TrimSuffix(st.profile, "/"), filepath.Join(dir, "profile.d")}}
+	if r := in.Config.Restore; r != nil {
+		pairs = append(pairs,
+			pair{strings.TrimSuffix(r.Paths.Repo, "/"), filepath.Join(dir, "repo")},
+			pair{strings.TrimSuffix(r.Paths.Logs, "/"), filepath.Join(dir, "logs")},
+			pair{strings.TrimSuffix(r.Paths.BaselineSHA, "/"), filepath.Join(dir, "baseline_sha")})
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.from) - len(a.from) })
+	var args []string
+	for _, p := range pairs {
+		if p.from != "" {
+			args = append(args, p.from, p.to)
+		}
+	}
+	return strings.NewReplacer(args...).Replace(text)
+}
+
+// probeScript prints the value of every name after mark.
+func probeScript(mark string, names []string) string {
+	return fmt.Sprintf(`
+# template-verify taint probe
+set +e +u +o pipefail
+printf '\n%%s\n' '%s'
+for __tv_n in %s; do
+  if [ -n "${!__tv_n+x}" ]; then printf '%%s=%%q\n' "$__tv_n" "${!__tv_n}"; else printf '%%s unset\n' "$__tv_n"; fi
+done
+exit 0
+`, mark, strings.Join(names, " "))
+}
+
+func randomHex() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,148 @@
+package examples
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/description"
+	"github.com/formula-code/template-verify/checks/taint"
+	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/verify"
+)
+
+// The heads of the taint check. Their files are in heads/; the tests build
+// them on a copy of the example.
+const (
+	// headTaintFlags reads the skip flags after the profile files, as the
+	// first commit of seed 004 did.
+	headTaintFlags = "taint-flags-after-source"
+	// headTaintNewFlag adds FC_SKIP_TIMING the right way: read before any
+	// source into a readonly copy, then unset (the near miss that passes).
+	headTaintNewFlag = "taint-new-flag"
+)
+
+// buildWith builds the example in a new folder plus the extra heads (each
+// on the base commit) and returns it.
+func buildWith(t *testing.T, extra ...string) *Built {
+	t.Helper()
+	ctx := context.Background()
+	b, err := Build(ctx, t.TempDir())
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	repo := gitx.Repo{Dir: b.Dir}
+	for _, name := range extra {
+		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, b.Base); err != nil {
+			t.Fatal(err)
+		}
+		if err := applyHead(ctx, repo, name, 0); err != nil {
+			t.Fatal(err)
+		}
+		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Heads[name] = sha
+	}
+	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func runOne(t *testing.T, b *Built, head string, c checks.Check, desc string) checks.Result {
+	t.Helper()
+	rep, err := verify.Run(context.Background(), verify.Options{
+		RepoDir: b.Dir, Base: BaseBranch, Head: head, Description: desc,
+		Checks: func() []checks.Check { return []checks.Check{c} },
+	})
+	if err != nil {
+		t.Fatalf("verify %s: %v", head, err)
+	}
+	for _, r := range rep.Results {
+		if r.Check == c.Name() {
+			return r
+		}
+	}
+	t.Fatalf("verify %s: no %s result", head, c.Name())
+	return checks.Result{}
+}
+
+// TestTaintExample runs the taint check on the heads: reading the skip
+// flags after the profile files fails (statically, and in the tamper run
+// where bubblewrap or a plain bash can run the head), the new flag read
+// the right way passes, and the good head (no change to the flags) passes.
+func TestTaintExample(t *testing.T) {
+	b := buildWith(t, headTaintFlags, headTaintNewFlag)
+	tests := []struct {
+		head  string
+		want  checks.Conclusion
+		finds []string // titles that must appear
+	}{
+		{headTaintFlags, checks.Failure, []string{"FC_SKIP_PYTEST is read after a source", "A profile file turns a value on: _fc_skip_pytest", "A profile file turns a value off: _fc_skip_pytest"}},
+		{headTaintNewFlag, checks.Success, nil},
+		{HeadGood, checks.Success, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.head, func(t *testing.T) {
+			res := runOne(t, b, tc.head, taint.New(), "")
+			if res.Conclusion != tc.want {
+				t.Errorf("conclusion %s (%s: %s), want %s", res.Conclusion, res.Title, res.Summary, tc.want)
+			}
+			var titles []string
+			for _, f := range res.Findings {
+				titles = append(titles, f.Title)
+				if f.Level == checks.LevelFailure && tc.want == checks.Success {
+					t.Errorf("failure finding on a passing head: %+v", f)
+				}
+			}
+			for _, w := range tc.finds {
+				found := false
+				for _, ti := range titles {
+					found = found || strings.HasPrefix(ti, w)
+				}
+				if !found {
+					t.Errorf("no finding %q; findings %q", w, titles)
+				}
+			}
+			for _, fg := range res.Figures {
+				t.Logf("%s: %s", fg.Label, fg.Value)
+			}
+			if !sandbox.Available() {
+				t.Log("bubblewrap is not usable: the tamper runs ran without a sandbox")
+			}
+		})
+	}
+}
+
+// TestDescriptionExample runs the description check through verify.Run:
+// a seed description passes with warnings, a mutated one with a banned
+// word has a warning at its line, and no description is skipped.
+func TestDescriptionExample(t *testing.T) {
+	b := example(t)
+	seed, err := os.ReadFile("../checks/description/testdata/seeds/004_e73a9411de5f931a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runOne(t, b, HeadGood, description.New(), string(seed))
+	if res.Conclusion != checks.Success || len(res.Findings) != 3 {
+		t.Errorf("seed 004: %s with %d findings, want success with 3 sentence-length warnings", res.Conclusion, len(res.Findings))
+	}
+	mutated := strings.Replace(string(seed), "## Purpose\n", "## Purpose\n\nA robust fix.\n", 1)
+	res = runOne(t, b, HeadGood, description.New(), mutated)
+	found := false
+	for _, f := range res.Findings {
+		found = found || strings.Contains(f.Title, "banned-word") && f.Level == checks.LevelWarning
+	}
+	if !found || res.Conclusion != checks.Success {
+		t.Errorf("mutated seed: %s, findings %+v; want a banned-word warning", res.Conclusion, res.Findings)
+	}
+	res = runOne(t, b, HeadGood, description.New(), "")
+	if res.Conclusion != checks.Skipped {
+		t.Errorf("no description: %s, want skipped", res.Conclusion)
+	}
+}
