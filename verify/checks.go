@@ -21,6 +21,7 @@ func DefaultChecks() []checks.Check {
 		synccheck.New(),
 		names.New(),
 		archive.New(),
+		ledgerCheck(),
 		taint.New(),
 		description.New(),
 	}

@@ -75,7 +75,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			res.Summary = "The ledger has neither GitHub's check runs nor a local verifier, so it could not judge the merged pull requests."
 			return res
 		}
-		src = NewLocal(cfg.Run(), c.LocalVerify, entries)
+		src = NewLocal(in.Repo, cfg.Run(), c.LocalVerify, entries)
 		res.Notes = append(res.Notes, "The ledger re-verified each merged head on this machine against the release branch it merged into.")
 	}
 	rows, err := Judge(ctx, src, cfg.Run(), entries)

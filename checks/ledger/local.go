@@ -5,23 +5,24 @@ import (
 	"fmt"
 )
 
-// VerifyFunc verifies the change from base to head on this machine and
-// returns the conclusion its gate would publish: success, failure or
-// neutral.
-type VerifyFunc func(ctx context.Context, base, head string) (conclusion string, err error)
+// VerifyFunc verifies the change from base to head in the repository at
+// repo on this machine and returns the conclusion its gate would publish:
+// success or failure.
+type VerifyFunc func(ctx context.Context, repo, base, head string) (conclusion string, err error)
 
 // Local is a Source that re-verifies each merged head against the release
 // branch it merged into (the merge's first parent), as the pull request's
 // own verification did.
 type Local struct {
+	Repo    string
 	RunName string
 	Verify  VerifyFunc
 	parents map[string]string // merged head -> first parent of the merge
 }
 
 // NewLocal returns a Local source for entries.
-func NewLocal(runName string, verify VerifyFunc, entries []Entry) *Local {
-	l := &Local{RunName: runName, Verify: verify, parents: map[string]string{}}
+func NewLocal(repo, runName string, verify VerifyFunc, entries []Entry) *Local {
+	l := &Local{Repo: repo, RunName: runName, Verify: verify, parents: map[string]string{}}
 	for _, e := range entries {
 		if e.Head != "" {
 			l.parents[e.Head] = e.Parent
@@ -37,7 +38,7 @@ func (l *Local) CheckRunsAt(ctx context.Context, sha string) ([]Run, error) {
 	if !ok {
 		return nil, nil
 	}
-	c, err := l.Verify(ctx, base, sha)
+	c, err := l.Verify(ctx, l.Repo, base, sha)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s..%s: %w", short(base), short(sha), err)
 	}
