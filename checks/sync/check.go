@@ -69,6 +69,16 @@ func (s side) usable() bool {
 	return true
 }
 
+// indexOf is the index of the copy at repository path p.
+func indexOf(s side, p string) int {
+	for i, st := range s.states {
+		if st.path == p {
+			return i
+		}
+	}
+	return 0
+}
+
 // onlyMissing reports whether every copy that is not usable is missing
 // (not there), rather than there and unreadable.
 func onlyMissing(s side) bool {
@@ -141,6 +151,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			notApplicable = append(notApplicable, g.Name)
 			for i := range fs {
 				fs[i].Level = checks.LevelWarning
+				fs[i].Message = fmt.Sprintf("Sync group %s (a default): %s at the base and at the head, so the default group does not apply to this repository.", g.Name, strings.TrimSuffix(head.states[indexOf(head, fs[i].Path)].problem(), "."))
 			}
 		default:
 			notCompared++
