@@ -83,7 +83,7 @@ func TestTaintExample(t *testing.T) {
 		want  checks.Conclusion
 		finds []string // titles that must appear
 	}{
-		{headTaintFlags, checks.Failure, []string{"FC_SKIP_PYTEST is read after a source", "A profile file turns a value on: _fc_skip_pytest", "A profile file turns a value off: _fc_skip_pytest"}},
+		{headTaintFlags, checks.Failure, []string{"FC_SKIP_PYTEST is read after a source", "A profile file turns _fc_skip_pytest on", "A profile file turns _fc_skip_pytest off"}},
 		{headTaintNewFlag, checks.Success, nil},
 		{HeadGood, checks.Success, nil},
 	}

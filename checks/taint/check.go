@@ -128,6 +128,16 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			r.old = r.old && atBase[key(h.tmpl.Path, h.set, u)]
 		}
 	}
+	setsOf := map[string]int{}
+	for _, h := range heads {
+		setsOf[h.tmpl.Path]++
+	}
+	setText := func(r *row) string {
+		if n := setsOf[r.tmpl]; n > 1 && len(r.sets) == n {
+			return fmt.Sprintf("all %d", n)
+		}
+		return strings.Join(r.sets, "; ")
+	}
 	var protectedNew, protectedOld, others int
 	for _, r := range rows {
 		if !r.protected {
@@ -137,7 +147,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		f := checks.Finding{Path: r.tmpl, Line: r.u.Line, Level: checks.LevelFailure,
 			Title: fmt.Sprintf("%s is read after a source the agent can write", r.u.Name),
 			Message: fmt.Sprintf("The script reads the protected %s %s at line %d, after line %d sources %s, which the agent can write. Nothing between them assigns it, and it was not made readonly before the source, so that file can set it (variable sets: %s). Read it into a readonly variable before any source, then unset it.",
-				r.u.Kind, r.u.Name, r.u.Line, r.u.SourceLine, r.u.Source, strings.Join(r.sets, "; "))}
+				r.u.Kind, r.u.Name, r.u.Line, r.u.SourceLine, r.u.Source, setText(r))}
 		if r.old {
 			protectedOld++
 			if !preFails {
@@ -155,7 +165,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		var order []string
 		for _, r := range rows {
 			if len(t.Rows) < maxRows {
-				t.Rows = append(t.Rows, []string{r.tmpl, strconv.Itoa(r.u.Line), r.u.Name, r.u.Kind, fmt.Sprintf("line %d (%s)", r.u.SourceLine, r.u.Source), strings.Join(r.sets, "; "), yesNo(r.old)})
+				t.Rows = append(t.Rows, []string{r.tmpl, strconv.Itoa(r.u.Line), r.u.Name, r.u.Kind, fmt.Sprintf("line %d (%s)", r.u.SourceLine, r.u.Source), setText(r), yesNo(r.old)})
 			}
 			if r.protected {
 				continue

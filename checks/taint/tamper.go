@@ -104,23 +104,43 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 				}
 			}
 		}
+		// One finding per name and direction, with the forms that did it.
+		type group struct {
+			x     change
+			forms []string
+			old   bool
+		}
+		var groups []*group
+		byName := map[string]*group{}
 		for _, x := range changes {
-			verb := "turns a value on"
+			k := x.name + "\x00" + x.dir
+			g, ok := byName[k]
+			if !ok {
+				g = &group{x: x, old: true}
+				byName[k] = g
+				groups = append(groups, g)
+			}
+			g.forms = append(g.forms, x.form)
+			g.old = g.old && old[x.key()]
+			rows = append(rows, []string{h.tmpl.Path, h.set, x.form, x.dir, x.name, x.from, x.to, yesNo(old[x.key()])})
+		}
+		for _, g := range groups {
+			x := g.x
+			what := fmt.Sprintf("sets every protected name to 1 (nothing incoming) by %s", strings.Join(g.forms, ", "))
 			if x.dir == "off" {
-				verb = "turns a value off"
+				what = fmt.Sprintf("sets every protected name to 0 or unsets it (1 incoming) by %s", strings.Join(g.forms, ", "))
 			}
 			f := checks.Finding{Path: h.tmpl.Path, Line: h.an.Sources[0].Line, Level: checks.LevelFailure,
-				Title: fmt.Sprintf("A profile file %s: %s", verb, x.name),
-				Message: fmt.Sprintf("The tamper run executed the script's head (up to the first step of taint.steps) with a hostile file in %s that sets every protected name by %s. %s was %s in the clean run and %s with the file, and the rest of the script reads it (variable set %s).",
-					st.profile, x.form, x.name, x.from, x.to, h.set)}
-			if old[x.key()] {
+				Title: fmt.Sprintf("A profile file turns %s %s", x.name, x.dir),
+				Message: fmt.Sprintf("The tamper run executed the script's head (up to the first step of taint.steps) with a hostile file in %s that %s. %s was %s in the clean run and %s with the file, and the rest of the script reads it (variable set %s).",
+					st.profile, what, x.name, x.from, x.to, h.set)}
+			if g.old {
 				if !preFails {
 					f.Level = checks.LevelWarning
 				}
 				f.Message += " This fails before this change too."
 			}
 			tr.findings = append(tr.findings, f)
-			rows = append(rows, []string{h.tmpl.Path, h.set, x.form, x.dir, x.name, x.from, x.to, yesNo(old[x.key()])})
 		}
 	}
 	if scripts == 0 && tr.notRun == "" {
