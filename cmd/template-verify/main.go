@@ -34,22 +34,9 @@ const (
 	exitNotRun = 3
 )
 
-const usage = `template-verify verifies pull requests that change task templates.
-
-Usage:
-  template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text]
-  template-verify demo [--bad | --head NAME] [--format markdown|json|text] [--keep DIR]
-  template-verify serve --app-id ID --private-key-file FILE --webhook-secret-file FILE [--listen ADDR] (the GitHub App)
-  template-verify action   (the GitHub Action; reads GITHUB_* and INPUT_* variables)
-  template-verify version
-
-Exit status: 0 every check passed (or no template changed), 1 a check failed,
-2 usage or configuration error, 3 no check failed but one or more did not run.
-Run "template-verify COMMAND -h" for the flags of a command.
-`
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; when
+// it is empty, version prints the module version of the build info.
+var version = ""
 
 func main() {
 	if err := startup(); err != nil {
@@ -70,31 +57,32 @@ func startup() error {
 	return secrets.Hide()
 }
 
-// run dispatches a command line and returns the exit code.
+// run dispatches a command line and returns the exit code. A new
+// command is one entry of commands (help.go).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return exitUsage
 	}
 	switch args[0] {
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "demo":
-		return cmdDemo(ctx, args[1:], stdout, stderr)
-	case "serve":
-		return cmdServe(ctx, args[1:], stdout, stderr)
-	case "action":
-		return cmdAction(ctx, args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "template-verify", version)
-		return exitPass
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitPass
-	default:
-		fmt.Fprintf(stderr, "template-verify: unknown command %q\n\n%s", args[0], usage)
+	case "-h", "-help", "--help":
+		return cmdHelp(ctx, args[1:], stdout, stderr)
+	case "--version", "-version":
+		return cmdVersion(ctx, args[1:], stdout, stderr)
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "template-verify: unknown command %q%s\n\n%s", args[0], didYouMean(args[0], commandNames()), usageText())
 		return exitUsage
 	}
+	if c.run == nil {
+		return cmdHelp(ctx, args[1:], stdout, stderr)
+	}
+	if wantsHelp(args[1:]) {
+		writeHelp(ctx, c, stdout)
+		return exitPass
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
 }
 
 // output writes the report in the chosen format and returns the exit code.

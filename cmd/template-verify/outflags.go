@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // outputFlags are the flags that run and demo share: report format,
@@ -38,10 +41,33 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		return false
 	}
 	if !validFormat(*o.format) {
-		fmt.Fprintf(stderr, "template-verify %s: unknown format %q (want markdown, json or text)\n", fs.Name(), *o.format)
+		fmt.Fprintf(stderr, "template-verify %s: --format %q is not one of markdown, json, text%s\n", fs.Name(), *o.format, didYouMean(*o.format, []string{"markdown", "json", "text"}))
 		return false
 	}
+	if !slices.Contains(progressModes, *o.progress) {
+		fmt.Fprintf(stderr, "template-verify %s: --progress %q is not one of %s%s\n", fs.Name(), *o.progress, strings.Join(progressModes, ", "), didYouMean(*o.progress, progressModes))
+		return false
+	}
+	names := checkNames()
+	for _, c := range o.checks() {
+		if !slices.Contains(names, c) {
+			fmt.Fprintf(stderr, "template-verify %s: --only: unknown check %q%s (checks: %s)\n", fs.Name(), c, didYouMean(c, names), strings.Join(names, ", "))
+			return false
+		}
+	}
 	return true
+}
+
+// progressModes are the values of --progress.
+var progressModes = []string{"auto", "always", "never"}
+
+// checkNames are the names --only takes: those of verify.DefaultChecks.
+func checkNames() []string {
+	var names []string
+	for _, c := range verify.DefaultChecks() {
+		names = append(names, c.Name())
+	}
+	return names
 }
 
 func (o outputFlags) checks() []string                  { return splitList(*o.only) }
