@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -157,4 +158,33 @@ func TestTwoCommandsForOneHeadRunOnce(t *testing.T) {
 	if n := countRuns(h, RunName); n != 1 {
 		t.Fatalf("%d %q runs, want 1", n, RunName)
 	}
+}
+
+// A head that ran is not run again by another event of the same push
+// (check_suite requested), but a re-run request runs it again.
+func TestVerifiedHeadRunsAgainOnlyOnRequest(t *testing.T) {
+	h := newHarness(t)
+	v := &stubVerify{}
+	h.start(v.fn)
+	h.gh.SetPermission(testFull, "dev", "write")
+	h.addPull(4, h.repo.heads[0], false)
+	h.send("pull_request", "v-1", h.pullPayload("synchronize", 4, h.repo.heads[0], false))
+	waitFor(t, "the first run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() && v.calls.Load() == 1 })
+
+	suite := func(action string) []byte {
+		p := fixture(t, "check_suite/"+action+".payload.json")
+		h.rewriteRepo(p)
+		cs := obj(p, "check_suite")
+		cs["head_sha"] = h.repo.heads[0]
+		cs["pull_requests"] = []any{map[string]any{"number": 4, "base": map[string]any{"sha": h.repo.base, "ref": "main"}, "head": map[string]any{"sha": h.repo.heads[0]}}}
+		obj(p, "sender")["login"] = "dev"
+		return mustJSON(p)
+	}
+	if got := h.send("check_suite", "v-2", suite("requested")); got != http.StatusOK {
+		t.Errorf("check_suite requested for a verified head: %d, want 200 (duplicate)", got)
+	}
+	if got := h.send("check_suite", "v-3", suite("rerequested")); got != http.StatusAccepted {
+		t.Fatalf("check_suite rerequested: %d, want 202", got)
+	}
+	waitFor(t, "the run on request", func() bool { return h.idle() && v.calls.Load() == 2 })
 }
