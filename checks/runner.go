@@ -53,6 +53,7 @@ func (r *Runner) runOne(ctx context.Context, in *Input, c Check) (res Result) {
 	if limit > 0 {
 		cctx, cancel = context.WithTimeout(ctx, limit)
 	}
+	cctx = withWork(cctx, name, r.Progress) // AddWork, WorkDone
 	defer func() {
 		// Read the context's state before cancel, which would end it.
 		ctxErr := cctx.Err()

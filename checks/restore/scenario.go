@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/fixture"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/safefile"
@@ -266,11 +267,13 @@ func (r *runner) runAll(ctx context.Context, list []Scenario) []Outcome {
 	out := make([]Outcome, len(list))
 	sem := make(chan struct{}, max(1, r.opts.Parallel))
 	var wg sync.WaitGroup
+	checks.AddWork(ctx, len(list), "scenario runs")
 	for i, sc := range list {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			out[i] = r.run(ctx, sc)
+			checks.WorkDone(ctx, 1)
 		})
 	}
 	wg.Wait()
