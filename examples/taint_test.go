@@ -146,3 +146,104 @@ func TestDescriptionExample(t *testing.T) {
 		t.Errorf("no description: %s, want skipped", res.Conclusion)
 	}
 }
+
+// commitOn makes branch name from rev with edit applied to the work tree,
+// and returns its sha.
+func commitOn(t *testing.T, b *Built, name, from string, edit func(dir string)) string {
+	t.Helper()
+	ctx := context.Background()
+	repo := gitx.Repo{Dir: b.Dir}
+	if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, from); err != nil {
+		t.Fatal(err)
+	}
+	edit(b.Dir)
+	if _, err := repo.Run(ctx, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Run(ctx, "commit", "-q", "--no-verify", "-m", name); err != nil {
+		t.Fatal(err)
+	}
+	sha, err := repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+func editFile(t *testing.T, file string, f func(string) string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := f(string(data))
+	if out == string(data) {
+		t.Fatalf("the edit of %s changed nothing", file)
+	}
+	if err := os.WriteFile(file, []byte(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTaintPolicy: a protected read the base has too is a warning (a
+// failure with pre_existing: fail at the base); the head cannot unprotect
+// a name the base protects; a head that stops before the first step makes
+// the check not run, never pass.
+func TestTaintPolicy(t *testing.T) {
+	b := buildWith(t, headTaintFlags)
+	script := func(dir string) string { return dir + "/" + testSh }
+	cfgFile := func(dir string) string { return dir + "/.github/template-verify.yml" }
+	comment := func(dir string) {
+		editFile(t, script(dir), func(s string) string {
+			return strings.Replace(s, "# ── Parse ──\n", "# ── Parse ──\n# The parser writes reward.json.\n", 1)
+		})
+	}
+	commitOn(t, b, "taint-pre", headTaintFlags, comment)
+	commitOn(t, b, "taint-pre-strict-base", headTaintFlags, func(dir string) {
+		editFile(t, cfgFile(dir), func(s string) string { return strings.Replace(s, "pre_existing: warn", "pre_existing: fail", 1) })
+	})
+	commitOn(t, b, "taint-pre-strict", "taint-pre-strict-base", comment)
+	commitOn(t, b, "taint-unprotect", b.Heads[headTaintFlags], func(dir string) {
+		editFile(t, cfgFile(dir), func(s string) string { return s + "taint:\n  protect: [NOT_A_FLAG]\n" })
+	})
+	commitOn(t, b, "taint-stops", b.Base, func(dir string) {
+		editFile(t, script(dir), func(s string) string {
+			return strings.Replace(s, "unset _fc_profile\n", "unset _fc_profile\nexit 3\n", 1)
+		})
+	})
+	tests := []struct {
+		base, head string
+		want       checks.Conclusion
+		level      checks.Level // of the FC_SKIP_PYTEST finding; "" for none
+	}{
+		{headTaintFlags, "taint-pre", checks.Success, checks.LevelWarning},
+		{"taint-pre-strict-base", "taint-pre-strict", checks.Failure, checks.LevelFailure},
+		{BaseBranch, "taint-unprotect", checks.Failure, checks.LevelFailure},
+		{BaseBranch, "taint-stops", checks.NotRun, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.head, func(t *testing.T) {
+			rep, err := verify.Run(context.Background(), verify.Options{RepoDir: b.Dir, Base: tc.base, Head: tc.head,
+				Checks: func() []checks.Check { return []checks.Check{taint.New()} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rep.Results[0]
+			if res.Conclusion != tc.want {
+				t.Errorf("conclusion %s (%s: %s), want %s", res.Conclusion, res.Title, res.Summary, tc.want)
+			}
+			var level checks.Level
+			for _, f := range res.Findings {
+				if strings.HasPrefix(f.Title, "FC_SKIP_PYTEST ") {
+					level = f.Level
+				}
+			}
+			if level != tc.level {
+				t.Errorf("FC_SKIP_PYTEST finding level %q, want %q", level, tc.level)
+			}
+		})
+	}
+}
