@@ -13,6 +13,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
 )
 
 // Name is the check's name.
@@ -190,14 +191,32 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	return res
 }
 
+// HasWork reports whether the change touches a copy of a sync group when
+// no template changed (a copy in a plain file, such as the grader's list),
+// so that the verification runs this check.
+func (*Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
+	if cfg == nil || cfg.Sync == nil {
+		return false
+	}
+	touched := touchedPlan(p)
+	for _, g := range cfg.Sync.Groups {
+		if triggered(cfg, g, touched) {
+			return true
+		}
+	}
+	return false
+}
+
 // touchedPaths is every changed path and every planned template (a
 // template is planned when a file it includes changed).
-func touchedPaths(in *checks.Input) map[string]bool {
+func touchedPaths(in *checks.Input) map[string]bool { return touchedPlan(in.Plan) }
+
+func touchedPlan(p *plan.Plan) map[string]bool {
 	t := map[string]bool{}
-	for _, p := range in.Plan.ChangedPaths() {
-		t[p] = true
+	for _, c := range p.ChangedPaths() {
+		t[c] = true
 	}
-	for _, tm := range in.Plan.Templates {
+	for _, tm := range p.Templates {
 		t[tm.Path], t[tm.OldPath] = true, true
 	}
 	return t
