@@ -35,6 +35,13 @@ var commands = []command{
 		run:     cmdDemo,
 	},
 	{
+		name:    "ledger",
+		summary: "List the pull requests merged into a release branch and verify each merged head again.",
+		usage:   "ledger --head BRANCH [--base BRANCH] [--repo DIR] [--format text|json]",
+		example: "template-verify ledger --repo . --base main --head release/template-v1",
+		run:     cmdLedger,
+	},
+	{
 		name:    "serve",
 		summary: "Run the GitHub App: answer webhooks, verify pull requests, publish check runs and a comment.",
 		usage:   "serve [--app-id ID --private-key-file FILE --webhook-secret-file FILE] [flags]\n  template-verify serve --register --public-url https://HOST [flags]",
