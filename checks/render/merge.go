@@ -48,30 +48,37 @@ func mergeSets(in []setFinding, total map[string]int) []checks.Finding {
 	}
 	out := make([]checks.Finding, 0, len(order))
 	for _, g := range order {
-		if g.f.Title != "" {
-			g.f.Title += " (" + setsText(g.sets, total[g.tmpl]) + ")"
-		} else {
-			g.f.Message += " Variable sets: " + setsText(g.sets, total[g.tmpl]) + "."
+		where, list := setsText(g.sets, total[g.tmpl])
+		switch {
+		case g.f.Title == "":
+			g.f.Message += " Variable sets: " + list + "."
+		case list == "":
+			g.f.Title += " (" + where + ")"
+		default:
+			g.f.Title += " (" + where + ")"
+			g.f.Message += " Variable sets: " + list + "."
 		}
 		out = append(out, g.f)
 	}
 	return out
 }
 
-// setsText names variable sets: "default" for a template's only set,
-// "in all N variable sets" when every set is there, or the list.
-func setsText(sets []string, total int) string {
+// setsText names the variable sets of a finding, for its title ("default",
+// "in 3 of 4 variable sets", "in all 4 variable sets") and, when there are
+// several, as a list for its message (the first few and how many more).
+// The house style keeps a sentence short, so the list is not in the title.
+func setsText(sets []string, total int) (where, list string) {
 	if len(sets) == 1 {
-		return sets[0]
+		return sets[0], ""
 	}
-	list := strings.Join(sets, "; ")
+	list = strings.Join(sets, "; ")
 	if len(sets) > maxSetNames {
 		list = fmt.Sprintf("%s; and %d more", strings.Join(sets[:maxSetNames], "; "), len(sets)-maxSetNames)
 	}
 	if len(sets) == total {
-		return fmt.Sprintf("in all %d variable sets: %s", total, list)
+		return fmt.Sprintf("in all %d variable sets", total), list
 	}
-	return fmt.Sprintf("in %d of %d variable sets: %s", len(sets), total, list)
+	return fmt.Sprintf("in %d of %d variable sets", len(sets), total), list
 }
 
 // maxSetNames is how many variable sets a merged finding names.
