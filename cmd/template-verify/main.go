@@ -138,18 +138,19 @@ func validFormat(f string) bool {
 	return false
 }
 
-// progressFor returns line progress on stderr when it is a terminal or when
-// asked, else nil.
+// progressFor returns progress lines on stderr (a line when a check
+// starts and ends, and one every few seconds while it runs) when stderr
+// is a terminal or when asked, else nil.
 func progressFor(mode string, stderr io.Writer) checks.Progress {
 	switch mode {
 	case "always":
-		return &checks.LineProgress{W: stderr}
+		return newTickProgress(stderr)
 	case "never":
 		return nil
 	}
 	if f, ok := stderr.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return &checks.LineProgress{W: stderr}
+			return newTickProgress(stderr)
 		}
 	}
 	return nil
