@@ -247,3 +247,31 @@ func TestTaintPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestTaintTamperSymlink: the script's head replaces the profile folder
+// with a link to a folder outside its run. The tool must not delete the
+// files there or write its hostile file through the link.
+func TestTaintTamperSymlink(t *testing.T) {
+	b := buildWith(t)
+	victim := t.TempDir()
+	keep := victim + "/keep.txt"
+	if err := os.WriteFile(keep, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commitOn(t, b, "taint-link", b.Base, func(dir string) {
+		editFile(t, dir+"/"+testSh, func(s string) string {
+			return strings.Replace(s, "unset _fc_profile\n", "unset _fc_profile\nrm -rf /etc/profile.d && ln -s "+victim+" /etc/profile.d\n", 1)
+		})
+	})
+	res := runOne(t, b, "taint-link", taint.New(), "")
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("the file outside the run is gone: %v", err)
+	}
+	entries, _ := os.ReadDir(victim)
+	for _, e := range entries {
+		if e.Name() != "keep.txt" {
+			t.Errorf("the tool wrote %s through the link", e.Name())
+		}
+	}
+	t.Logf("%s: %s", res.Conclusion, res.Title)
+}

@@ -206,32 +206,29 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	if len(probe) == 0 || len(hostile) == 0 {
 		return nil, 0, nil
 	}
-	dir, err := os.MkdirTemp(in.WorkDir, "taint-")
-	if err != nil {
-		return nil, 0, fmt.Errorf("work folder: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	for _, d := range []string{"profile.d", "repo", "logs", "home"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, 0, fmt.Errorf("work folder: %w", err)
-		}
-	}
 	mark := "__template_verify_probe_" + randomHex() + "__"
-	text := mapPaths(head, in, st, dir) + probeScript(mark, probe)
-	scriptPath := filepath.Join(dir, "head.sh")
-	if err := os.WriteFile(scriptPath, []byte(text), 0o644); err != nil {
-		return nil, 0, fmt.Errorf("write the head: %w", err)
-	}
 	runs := 0
+	// Each run gets a new folder: the head is PR code, and it may replace
+	// anything in its folder (the profile folder by a link, say), so the
+	// tool never writes into or lists a folder a run has had.
 	run := func(incoming bool, profile string) (map[string]string, error) {
 		runs++
-		pd := filepath.Join(dir, "profile.d")
-		entries, _ := os.ReadDir(pd)
-		for _, e := range entries {
-			os.RemoveAll(filepath.Join(pd, e.Name()))
+		dir, err := os.MkdirTemp(in.WorkDir, "taint-")
+		if err != nil {
+			return nil, fmt.Errorf("work folder: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(pd, "00-tamper.sh"), []byte(profile), 0o644); err != nil {
-			return nil, err
+		defer os.RemoveAll(dir)
+		for _, d := range []string{"profile.d", "repo", "logs", "home"} {
+			if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+				return nil, fmt.Errorf("work folder: %w", err)
+			}
+		}
+		scriptPath := filepath.Join(dir, "head.sh")
+		if err := os.WriteFile(scriptPath, []byte(mapPaths(head, in, st, dir)+probeScript(mark, probe)), 0o644); err != nil {
+			return nil, fmt.Errorf("write the head: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "profile.d", "00-tamper.sh"), []byte(profile), 0o644); err != nil {
+			return nil, fmt.Errorf("write the profile file: %w", err)
 		}
 		var env []string
 		if incoming {
