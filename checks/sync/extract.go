@@ -28,21 +28,34 @@ var errNotFound = errors.New("not found")
 // the render check reports) is read assignment by assignment: from each
 // line that assigns the array, the shortest run of lines that parses.
 func BashArray(src, name string) ([]Item, error) {
+	items, _, err := bashArray(src, name)
+	return items, err
+}
+
+// bashArray is BashArray that also counts the parses it made.
+func bashArray(src, name string) ([]Item, int, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	parses := 1
 	if err == nil {
-		return bashItems([]*syntax.File{f}, []string{src}, []int{0}, name)
+		items, err := bashItems([]*syntax.File{f}, []string{src}, []int{0}, name)
+		return items, parses, err
 	}
 	start := regexp.MustCompile(`(^|[\s;(])` + regexp.QuoteMeta(name) + `\+?=\(`)
 	lines := strings.SplitAfter(src, "\n")
 	var files []*syntax.File
 	var srcs []string
 	var offsets []int
+	tried := 0
 	for i, l := range lines {
-		if !start.MatchString(l) || len(files) == maxArrayStarts {
+		if !start.MatchString(l) {
 			continue
+		}
+		if tried++; tried > maxArrayStarts {
+			break
 		}
 		for j := i + 1; j <= len(lines) && j <= i+maxArrayLines; j++ {
 			part := strings.Join(lines[i:j], "")
+			parses++
 			if pf, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), ""); perr == nil {
 				files, srcs, offsets = append(files, pf), append(srcs, part), append(offsets, i)
 				break
@@ -50,9 +63,10 @@ func BashArray(src, name string) ([]Item, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("bash: %w", err)
+		return nil, parses, fmt.Errorf("bash: %w", err)
 	}
-	return bashItems(files, srcs, offsets, name)
+	items, err := bashItems(files, srcs, offsets, name)
+	return items, parses, err
 }
 
 // maxArrayLines bounds the lines of one array assignment read on its own,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func values(items []Item) []string {
@@ -226,4 +227,20 @@ func TestBetween(t *testing.T) {
 	if _, err := Between("# BEGIN\na\n", `^# BEGIN`, `^# END`); err == nil || errors.Is(err, errNotFound) {
 		t.Errorf("no end: err = %v, want an error that is not 'not found'", err)
 	}
+}
+
+// TestBashArrayHostileScript reads a script of 20,000 unterminated
+// assignments: the fallback reads at most maxArrayStarts of them, each at
+// most maxArrayLines long, and gives the parse error.
+func TestBashArrayHostileScript(t *testing.T) {
+	src := strings.Repeat("a=( 'x'\n", 20000)
+	start := time.Now()
+	_, parses, err := bashArray(src, "a")
+	if err == nil || !strings.Contains(err.Error(), "bash:") {
+		t.Fatalf("err = %v, want the parse error", err)
+	}
+	if limit := 1 + maxArrayStarts*maxArrayLines; parses > limit {
+		t.Errorf("%d parses, want at most %d", parses, limit)
+	}
+	t.Logf("20000 lines: %d parses in %s", parses, time.Since(start))
 }
