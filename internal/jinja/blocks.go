@@ -20,12 +20,38 @@ type openBlock struct {
 // unclosedBlock lexes src and returns the innermost block statement that
 // has no end tag, for an error at the end of the template.
 func (e *Env) unclosedBlock(src string) (b openBlock, ok bool) {
+	stack, _ := e.blockStack(src)
+	if len(stack) == 0 {
+		return openBlock{}, false
+	}
+	return stack[len(stack)-1], true
+}
+
+// mismatchedEnd lexes src and returns, at the first end tag that does not
+// close the innermost open block ("{% endif %}" inside an open "for"), that
+// block and the end tag's line: the block is the one not closed.
+func (e *Env) mismatchedEnd(src string) (b openBlock, endLine int, ok bool) {
+	_, bad := e.blockStack(src)
+	if bad == nil {
+		return openBlock{}, 0, false
+	}
+	return bad.open, bad.endLine, true
+}
+
+type badEnd struct {
+	open    openBlock
+	endLine int
+}
+
+// blockStack lexes src and returns the blocks open at its end, or, at the
+// first end tag that does not close the innermost open block, the blocks
+// open there and that block with the end tag's line.
+func (e *Env) blockStack(src string) (stack []openBlock, bad *badEnd) {
 	defer func() {
 		if recover() != nil {
-			ok = false
+			stack, bad = nil, nil
 		}
 	}()
-	var stack []openBlock
 	s := tokens.LexAll(src, e.cfg)
 	for !s.End() {
 		t := s.Next()
@@ -51,18 +77,15 @@ func (e *Env) unclosedBlock(src string) (b openBlock, ok bool) {
 		case blockTags[name.Val]:
 			stack = append(stack, openBlock{name: name.Val, line: name.Line})
 		case len(name.Val) > 3 && name.Val[:3] == "end" && blockTags[name.Val[3:]]:
-			for i := len(stack) - 1; i >= 0; i-- {
-				if stack[i].name == name.Val[3:] {
-					stack = stack[:i]
-					break
-				}
+			if n := len(stack); n > 0 && stack[n-1].name != name.Val[3:] {
+				return stack, &badEnd{open: stack[n-1], endLine: name.Line}
+			}
+			if n := len(stack); n > 0 {
+				stack = stack[:n-1]
 			}
 		}
 	}
-	if len(stack) == 0 {
-		return openBlock{}, false
-	}
-	return stack[len(stack)-1], true
+	return stack, nil
 }
 
 // UnclosedBlockLine returns the line of the innermost block statement of
@@ -73,6 +96,9 @@ func (e *Env) UnclosedBlockLine(name string) int {
 	src, ok := e.Source(name)
 	if !ok {
 		return 0
+	}
+	if b, _, ok := e.mismatchedEnd(src); ok {
+		return b.line
 	}
 	if b, ok := e.unclosedBlock(src); ok {
 		return b.line

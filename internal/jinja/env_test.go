@@ -47,7 +47,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"empty if", "a\nb\n{% if %}x{% endif %}\n", "", 3, "syntax error", false},
 		{"empty elif", "a\n{% if s %}\nb\n{% elif %}x{% endif %}\n", "", 4, "syntax error", false},
 		{"unclosed for", "a\n{% for x in l %}\nb\nc\n", "", 2, `"for" block`, false},
-		{"unclosed inner if", "a\n{% for x in l %}\n{% if x %}\nb\n{% endfor %}\n", "", 5, "endfor", false},
+		{"unclosed inner if names the if", "a\n{% for x in l %}\n{% if x %}\nb\n{% endfor %}\n", "", 3, "\"if\" block that starts here", false},
 		{"unclosed print", "a\n{{ s \n", "", 2, "'}}' expected", false},
 		{"bad expression", "a\n{{ s + }}\n", "", 2, "syntax error", false},
 		{"unknown tag", "a\n{% frob %}\n", "", 2, "'frob' not found", false},

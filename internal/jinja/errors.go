@@ -198,6 +198,10 @@ func (e *Env) parseError(name, src string, err error) error {
 		}
 	}
 	msg := cleanTokens(strings.TrimSpace(strings.Join(parts, ": ")))
+	if b, endLine, ok := e.mismatchedEnd(src); ok && strings.Contains(msg, "'end") {
+		return &Error{File: e.file(name), Line: b.line, Msg: fmt.Sprintf(
+			"syntax error: the %q block that starts here is not closed before the end tag at line %d (%s)", b.name, endLine, shorten(msg))}
+	}
 	if strings.Contains(msg, "Unexpected EOF") {
 		if b, ok := e.unclosedBlock(src); ok {
 			return &Error{File: e.file(name), Line: b.line, Msg: fmt.Sprintf(

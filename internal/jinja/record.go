@@ -84,7 +84,7 @@ func PyError(e *Env, name string, r PyResult) *Error {
 		name = strings.TrimPrefix(r.File, "/")
 	}
 	line := r.Line
-	if strings.HasPrefix(r.Err, "TemplateSyntaxError: Unexpected end of template") {
+	if strings.HasPrefix(r.Err, "TemplateSyntaxError: Unexpected end of template") || strings.Contains(r.Err, "The innermost block that needs to be closed is") {
 		if l := e.UnclosedBlockLine(name); l > 0 {
 			line = l
 		}
