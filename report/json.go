@@ -2,23 +2,52 @@ package report
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/formula-code/template-verify/checks"
 )
 
+// SchemaVersion is the version of the JSON report's layout, described by
+// report/schema/report.schema.json. It grows when a field changes
+// meaning or goes away; new fields keep it.
+const SchemaVersion = 1
+
+// JSONSchema is report/schema/report.schema.json, the JSON Schema (draft
+// 2020-12) of the JSON report.
+//
+//go:embed schema/report.schema.json
+var JSONSchema []byte
+
 // jsonReport fixes the field order of the JSON output.
 type jsonReport struct {
-	Overall   checks.Conclusion `json:"overall"`
-	Repo      string            `json:"repo"`
-	Base      jsonRev           `json:"base"`
-	Head      jsonRev           `json:"head"`
-	MergeBase string            `json:"merge_base"`
-	Templates []jsonTemplate    `json:"templates"`
-	Results   []checks.Result   `json:"results"`
-	Notes     []string          `json:"notes"`
-	Command   string            `json:"command"`
+	SchemaVersion int               `json:"schema_version"`
+	Overall       checks.Conclusion `json:"overall"`
+	Repo          string            `json:"repo"`
+	Base          jsonRev           `json:"base"`
+	Head          jsonRev           `json:"head"`
+	MergeBase     string            `json:"merge_base"`
+	Templates     []jsonTemplate    `json:"templates"`
+	Results       []jsonResult      `json:"results"`
+	Notes         []string          `json:"notes"`
+	Command       string            `json:"command"`
+}
+
+// jsonResult is a checks.Result whose figures carry their numbers.
+type jsonResult struct {
+	checks.Result
+	Figures []jsonFigure `json:"figures,omitempty"` // shadows Result.Figures
+}
+
+// jsonFigure is a checks.Figure with the numbers of its value, typed:
+// "37 of 37 pass" also gives {"pass": 37, "total": 37}.
+type jsonFigure struct {
+	checks.Figure
+	Numbers map[string]float64 `json:"numbers,omitempty"`
 }
 
 type jsonRev struct {
@@ -40,15 +69,16 @@ type jsonTemplate struct {
 // is "not_run".
 func (r *Report) JSON() ([]byte, error) {
 	out := jsonReport{
-		Overall:   r.Overall,
-		Repo:      r.Repo,
-		Base:      jsonRev{Rev: r.BaseRev, Sha: r.Base},
-		Head:      jsonRev{Rev: r.HeadRev, Sha: r.Head},
-		MergeBase: r.MergeBase,
-		Templates: []jsonTemplate{},
-		Results:   r.Results,
-		Notes:     r.Notes,
-		Command:   r.Command,
+		SchemaVersion: SchemaVersion,
+		Overall:       r.Overall,
+		Repo:          r.Repo,
+		Base:          jsonRev{Rev: r.BaseRev, Sha: r.Base},
+		Head:          jsonRev{Rev: r.HeadRev, Sha: r.Head},
+		MergeBase:     r.MergeBase,
+		Templates:     []jsonTemplate{},
+		Results:       []jsonResult{},
+		Notes:         r.Notes,
+		Command:       r.Command,
 	}
 	for _, t := range r.Templates {
 		jt := jsonTemplate{Group: t.Group, Path: t.Path, Status: string(t.Status), Via: t.Via}
@@ -57,8 +87,12 @@ func (r *Report) JSON() ([]byte, error) {
 		}
 		out.Templates = append(out.Templates, jt)
 	}
-	if out.Results == nil {
-		out.Results = []checks.Result{}
+	for _, res := range r.Results {
+		jr := jsonResult{Result: res}
+		for _, f := range res.Figures {
+			jr.Figures = append(jr.Figures, jsonFigure{Figure: f, Numbers: FigureNumbers(f.Value)})
+		}
+		out.Results = append(out.Results, jr)
 	}
 	if out.Notes == nil {
 		out.Notes = []string{}
@@ -71,4 +105,79 @@ func (r *Report) JSON() ([]byte, error) {
 		return nil, fmt.Errorf("encode the report as JSON: %w", err)
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+var (
+	// figureSegments split a figure value into clauses.
+	figureSegments = regexp.MustCompile(`[,;()]| and | for |: `)
+	numberToken    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	keyJunk        = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// FigureNumbers reads the numbers of a figure's value, each named by the
+// words after it in its clause ("18 renders" -> renders: 18), or before
+// it when none follow ("seed 1" -> seed: 1); "A of B words" gives
+// words: A and total: B; the unit "s" is "seconds". Numbers glued to
+// letters or with two dots (Jinja2, 3.1.6) are not numbers. A value
+// without numbers gives nil.
+func FigureNumbers(value string) map[string]float64 {
+	out := map[string]float64{}
+	put := func(key string, v float64) {
+		key = strings.Trim(keyJunk.ReplaceAllString(strings.ToLower(key), "_"), "_")
+		switch key {
+		case "":
+			key = "count"
+		case "s":
+			key = "seconds"
+		}
+		name := key
+		for i := 2; ; i++ {
+			if _, dup := out[name]; !dup {
+				break
+			}
+			name = key + "_" + strconv.Itoa(i)
+		}
+		out[name] = v
+	}
+	for _, seg := range figureSegments.Split(value, -1) {
+		toks := strings.Fields(seg)
+		lastNum := -1 // index of the previous number token in toks
+		for i := 0; i < len(toks); i++ {
+			if !numberToken.MatchString(toks[i]) {
+				continue
+			}
+			v, _ := strconv.ParseFloat(toks[i], 64)
+			// "A of B words"
+			if i+2 < len(toks) && toks[i+1] == "of" && numberToken.MatchString(toks[i+2]) {
+				b, _ := strconv.ParseFloat(toks[i+2], 64)
+				words := wordsUntilNumber(toks[i+3:])
+				put(strings.Join(words, " "), v)
+				put("total", b)
+				lastNum = i + 2
+				i += 2
+				continue
+			}
+			words := wordsUntilNumber(toks[i+1:])
+			if len(words) == 0 {
+				words = toks[lastNum+1 : i]
+			}
+			put(strings.Join(words, " "), v)
+			lastNum = i
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// wordsUntilNumber returns the leading words of toks up to a number or
+// the word "of".
+func wordsUntilNumber(toks []string) []string {
+	for i, t := range toks {
+		if numberToken.MatchString(t) || t == "of" {
+			return toks[:i]
+		}
+	}
+	return toks
 }

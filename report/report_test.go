@@ -309,7 +309,7 @@ func TestJSONFields(t *testing.T) {
 	for _, k := range keys {
 		names = append(names, k[1])
 	}
-	want := []string{"overall", "repo", "base", "head", "merge_base", "templates", "results", "notes", "command"}
+	want := []string{"schema_version", "overall", "repo", "base", "head", "merge_base", "templates", "results", "notes", "command"}
 	if !slices.Equal(names, want) {
 		t.Errorf("top-level keys %q, want %q", names, want)
 	}
