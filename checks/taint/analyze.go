@@ -83,6 +83,12 @@ type walker struct {
 // the agent can write; a relative path, or one the analysis cannot work
 // out, counts as writable.
 func Analyze(script string, writable []string) (*Analysis, error) {
+	// The parser and the walker recurse once per level of nesting: a
+	// rendered script of a few megabytes of "$(" overflows the Go stack,
+	// which kills the process (no recover catches it).
+	if d := nestingDepth(script, MaxNesting); d > MaxNesting {
+		return nil, fmt.Errorf("the script nests more than %d levels deep (brackets, braces and compound commands counted, quotes not); it was not parsed", MaxNesting)
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
@@ -627,4 +633,52 @@ func init() {
 	for _, b := range strings.Fields(`. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait`) {
 		builtins[b] = true
 	}
+}
+
+// MaxNesting is the deepest nesting Analyze parses.
+const MaxNesting = 1000
+
+// nestingDepth estimates how deep a script nests: each opening bracket,
+// brace or parenthesis and each compound-command keyword (if, while,
+// until, for, case, select) opens a level, and the closing ones close it.
+// Quotes are not understood, so the estimate is never below the real
+// depth of brackets. It stops counting past limit.
+func nestingDepth(script string, limit int) int {
+	depth, maxDepth := 0, 0
+	word := strings.Builder{}
+	endWord := func() {
+		switch word.String() {
+		case "if", "while", "until", "for", "case", "select":
+			depth++
+		case "fi", "done", "esac":
+			if depth > 0 {
+				depth--
+			}
+		}
+		word.Reset()
+	}
+	for i := 0; i < len(script) && maxDepth <= limit; i++ {
+		c := script[i]
+		switch {
+		case c == '(' || c == '{' || c == '[':
+			endWord()
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			endWord()
+			if depth > 0 {
+				depth--
+			}
+		case c >= 'a' && c <= 'z':
+			if word.Len() < 8 {
+				word.WriteByte(c)
+			} else {
+				word.WriteByte('_')
+			}
+		default:
+			endWord()
+		}
+		maxDepth = max(maxDepth, depth)
+	}
+	endWord()
+	return max(maxDepth, depth)
 }

@@ -105,3 +105,27 @@ func TestAnalyzeSources(t *testing.T) {
 		t.Fatalf("sources %+v, want /etc/profile.d/*.sh at line 3", a.Sources)
 	}
 }
+
+// TestAnalyzeDeepNesting: a script that nests deeper than MaxNesting is
+// refused before the parser runs (2,000,000 levels of "$(" overflowed the
+// Go stack, a fatal error that killed the process).
+func TestAnalyzeDeepNesting(t *testing.T) {
+	n := 2_000_000
+	tests := []struct {
+		name, script string
+		refused      bool
+	}{
+		{"command substitutions", "echo " + strings.Repeat("$(", n) + strings.Repeat(")", n) + "\n", true},
+		{"braces", strings.Repeat("{ ", n) + "true" + strings.Repeat("; }", n) + "\n", true},
+		{"if", strings.Repeat("if true; then ", n) + "true" + strings.Repeat("; fi", n) + "\n", true},
+		{"ordinary nesting", strings.Repeat("if true; then ", 20) + "echo \"$(date)\"" + strings.Repeat("; fi", 20) + "\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Analyze(tc.script, nil)
+			if refused := err != nil && strings.Contains(err.Error(), "levels deep"); refused != tc.refused {
+				t.Errorf("refused %v (%v), want %v", refused, err, tc.refused)
+			}
+		})
+	}
+}

@@ -80,12 +80,19 @@ func (s settings) protected(name string) bool {
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
 	st := settingsOf(in.BaseConfig, in.Config)
-	heads, bases, notes, err := renderScripts(ctx, in, st)
+	heads, bases, notes, unanalysed, err := renderScripts(ctx, in, st)
 	res.Notes = append(res.Notes, notes...)
+	res.Findings = append(res.Findings, unanalysed...)
 	if err != nil {
 		res.Conclusion = checks.Failure
 		res.Title = "The shell templates could not be read"
 		res.Summary = err.Error()
+		return res
+	}
+	if len(heads) == 0 && len(unanalysed) > 0 {
+		res.Conclusion = checks.NotRun
+		res.Title = "No shell script could be analysed"
+		res.Summary = unanalysed[0].Message
 		return res
 	}
 	if len(heads) == 0 {
@@ -206,6 +213,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Conclusion = checks.Failure
 		res.Title = fmt.Sprintf("%s: a sourced file can change what the script does", plural(fails, "problem"))
 		res.Summary = fmt.Sprintf("%s of the changed shell scripts let a file the agent can write change a protected name (taint.protect).", plural(fails, "finding"))
+	case len(unanalysed) > 0:
+		res.Conclusion = checks.NotRun
+		res.Title = fmt.Sprintf("%s not analysed", plural(len(unanalysed), "script"))
+		res.Summary = "No new protected name is read after a source in the scripts analysed, but some were not analysed: " + unanalysed[0].Message
 	case tr.notRun != "":
 		res.Conclusion = checks.NotRun
 		res.Title = "The tamper run did not complete"
@@ -232,7 +243,7 @@ func key(tmpl, set string, u Use) string {
 // renderScripts renders every changed shell template for every variable
 // set, at head and at the merge base, in one render worker, and analyses
 // each.
-func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, bases []*script, notes []string, err error) {
+func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, bases []*script, notes []string, unanalysed []checks.Finding, err error) {
 	lim := in.Config.Limits.Effective()
 	r := jinja.NewRenderer(jinja.LimitsOf(lim))
 	defer r.Close()
@@ -294,7 +305,7 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 			}
 			e, err := envFor(side.rev, g)
 			if err != nil {
-				return nil, nil, notes, err
+				return nil, nil, notes, unanalysed, err
 			}
 			for _, set := range sets {
 				out, err := r.Render(ctx, e, side.rel, set.Vars)
@@ -308,7 +319,11 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 				an, err := Analyze(out, st.writable)
 				if err != nil {
 					if an == nil {
-						failed++
+						if side.rev == in.Plan.Head {
+							unanalysed = append(unanalysed, checks.Finding{Path: t.Path, Level: checks.LevelWarning,
+								Title:   "The script was not analysed",
+								Message: fmt.Sprintf("The rendered script (variable set %s) was not analysed: %v.", set.Name, err)})
+						}
 						continue
 					}
 					notes = append(notes, fmt.Sprintf("%s (%s): %v", t.Path, set.Name, err))
@@ -317,13 +332,13 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return heads, bases, notes, err
+			return heads, bases, notes, unanalysed, err
 		}
 	}
 	if failed > 0 {
 		notes = append(notes, fmt.Sprintf("%s did not render or parse as bash; the render check reports them, and this check did not analyse them.", plural(failed, "script")))
 	}
-	return heads, bases, notes, nil
+	return heads, bases, notes, unanalysed, nil
 }
 
 // isShell decides whether a template is a shell script, as the render
