@@ -383,7 +383,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	}
 	name := w.literal(c.Args[0])
 	line := int(c.Args[0].Pos().Line())
-	if name == "" || strings.Contains(name, "?") && name != "?" {
+	if name == "" || strings.Contains(name, "?") && name != "?" || len(name) > 100 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return
 	}
 	w.emit(event{kind: evCall, name: name, line: line})

@@ -18,6 +18,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// MaxTamperHeads is the most distinct script heads (head text and the
+// names the rest reads) one run tampers with; each costs nine runs.
+const MaxTamperHeads = 16
+
 // RunTimeout limits one tamper run of a script's head.
 var RunTimeout = 30 * time.Second
 
@@ -76,6 +80,10 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 		k := head + "\x00" + strings.Join(restReads(rest, h.an.Names), " ")
 		if seen[k] {
 			continue
+		}
+		if scripts == MaxTamperHeads {
+			tr.notes = append(tr.notes, fmt.Sprintf("The tamper run ran the first %d distinct script heads; the others did not run.", MaxTamperHeads))
+			break
 		}
 		seen[k] = true
 		scripts++
