@@ -137,14 +137,8 @@ func (c *Check) one(ctx context.Context, in *checks.Input, a changedArchive, mas
 		return c.unreadable(o, a, "base", err)
 	}
 	defer base.Close()
-	d, err := Compare(base, head, Options{Masks: masks, MaxDiff: cfg.MaxDiff(), ShellDir: work, MaxShell: MaxShell})
+	d, err := Compare(ctxReader{ctx, base}, ctxReader{ctx, head}, Options{Masks: masks, MaxDiff: cfg.MaxDiff(), ShellDir: work, MaxShell: MaxShell})
 	if err != nil {
-		if errors.Is(err, ErrZstd) {
-			o.notRun = true
-			o.notes = append(o.notes, fmt.Sprintf("%s is a zstd archive, which this build cannot read, so it was not compared.", a.Path))
-			o.summary = fmt.Sprintf("%s is a zstd archive: not compared.", code(a.Path))
-			return o
-		}
 		return fail(fmt.Sprintf("Reading %s at base and head failed: %v.", a.Path, err))
 	}
 	o.diff = d

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
@@ -174,13 +177,17 @@ func TestCheck(t *testing.T) {
 		{
 			name: "zstd",
 			files: func(t *testing.T, r *gittest.Repo, head bool) {
-				z := []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4}
-				if head {
-					z = append(z, 5)
+				var z bytes.Buffer
+				zw, err := zstd.NewWriter(&z)
+				if err != nil {
+					t.Fatal(err)
 				}
-				writeBytes(t, r, "data/tasks.tar.zst", z)
+				zw.Write(makeTar(t, dataset(2, 1, 10, head), false))
+				zw.Close()
+				writeBytes(t, r, "data/tasks.tar.zst", z.Bytes())
 			},
-			want: checks.NotRun,
+			want:  checks.Success,
+			title: "2 members changed, 1 distinct diff after masking",
 		},
 	}
 	for _, tt := range tests {

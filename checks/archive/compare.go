@@ -54,7 +54,14 @@ type Options struct {
 	ShellDir string
 	// MaxShell caps how many shell members are written.
 	MaxShell int
+	// MaxPending bounds the bytes of content kept for members that wait
+	// for their partner (members out of order); past it only their sha256
+	// is kept. 0: DefaultMaxPending.
+	MaxPending int64
 }
+
+// DefaultMaxPending is Options.MaxPending when unset.
+const DefaultMaxPending = 64 << 20
 
 // member is one archive member. Data holds the content when it is at most
 // Options.MaxDiff bytes; Sum always holds its sha256 for larger ones.
@@ -164,11 +171,19 @@ func (s *side) next(maxDiff int64) (*member, error) {
 	return m, nil
 }
 
-// keep detaches a member's data from the side's buffer.
-func keep(m *member) *member {
-	if m.HasData {
-		m.Data = bytes.Clone(m.Data)
+// keep detaches a member's data from the side's buffer. Past the budget
+// of pending bytes it keeps only the data's sha256.
+func keep(m *member, budget *int64) *member {
+	if !m.HasData {
+		return m
 	}
+	if int64(len(m.Data)) > *budget {
+		m.Sum = sha256.Sum256(m.Data)
+		m.Data, m.HasData = nil, false
+		return m
+	}
+	*budget -= int64(len(m.Data))
+	m.Data = bytes.Clone(m.Data)
 	return m
 }
 
@@ -179,6 +194,10 @@ func Compare(base, head io.Reader, opt Options) (*Diff, error) {
 	if opt.MaxDiff <= 0 {
 		opt.MaxDiff = 1 << 20
 	}
+	if opt.MaxPending <= 0 {
+		opt.MaxPending = DefaultMaxPending
+	}
+	budget := opt.MaxPending
 	br, bfmt, bclose, err := decompress(base)
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
@@ -216,7 +235,7 @@ func Compare(base, head io.Reader, opt Options) (*Diff, error) {
 					return nil, err
 				}
 			} else {
-				pendB[mb.Name] = keep(mb)
+				pendB[mb.Name] = keep(mb, &budget)
 			}
 		}
 		if mh != nil {
@@ -226,7 +245,7 @@ func Compare(base, head io.Reader, opt Options) (*Diff, error) {
 					return nil, err
 				}
 			} else {
-				pendH[mh.Name] = keep(mh)
+				pendH[mh.Name] = keep(mh, &budget)
 			}
 		}
 	}
@@ -291,15 +310,12 @@ func (d *Diff) compare(b, h *member, opt Options) error {
 	if b.UID != h.UID || b.GID != h.GID || b.Uname != h.Uname || b.Gname != h.Gname {
 		d.note(KindOwner, b.Name, fmt.Sprintf("%d:%d (%s:%s) -> %d:%d (%s:%s)", b.UID, b.GID, b.Uname, b.Gname, h.UID, h.GID, h.Uname, h.Gname))
 	}
-	switch {
-	case b.HasData && h.HasData:
+	if b.HasData && h.HasData {
 		if bytes.Equal(b.Data, h.Data) {
 			return nil
 		}
-	case !b.HasData && !h.HasData:
-		if b.Sum == h.Sum {
-			return nil
-		}
+	} else if sumOf(b) == sumOf(h) {
+		return nil
 	}
 	d.Changed++
 	d.ChangedByName[path.Base(display(b.Name))]++
@@ -376,7 +392,16 @@ func isShell(name string, data []byte) bool {
 
 // shell writes a changed or added shell member for bash -n.
 func (d *Diff) shell(b, h *member, opt Options) error {
-	if opt.ShellDir == "" || !h.HasData || !isText(h.Data) || !isShell(display(h.Name), h.Data) || h.Type != tar.TypeReg {
+	if opt.ShellDir == "" || h.Type != tar.TypeReg {
+		return nil
+	}
+	if !h.HasData { // too large to keep: a shell member is counted as not checked
+		if strings.HasSuffix(display(h.Name), ".sh") {
+			d.ShellCut++
+		}
+		return nil
+	}
+	if !isText(h.Data) || !isShell(display(h.Name), h.Data) {
 		return nil
 	}
 	if len(d.Shell) >= opt.MaxShell {
@@ -424,4 +449,12 @@ func makeShellDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// sumOf is the sha256 of a member's content.
+func sumOf(m *member) [32]byte {
+	if m.HasData {
+		return sha256.Sum256(m.Data)
+	}
+	return m.Sum
 }

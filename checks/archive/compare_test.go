@@ -3,11 +3,15 @@ package archive
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"context"
 	"errors"
 	"regexp"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 var shaMask = []Mask{{Re: regexp.MustCompile(`\b[0-9a-f]{40}\b`), Replace: "<sha>"}}
@@ -88,14 +92,60 @@ func TestCompareWithoutMasks(t *testing.T) {
 	}
 }
 
-func TestCompareRefusesZstdAndBrokenTar(t *testing.T) {
-	ok := makeTar(t, dataset(1, 1, 1, false), false)
-	zstd := []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0}
-	if _, err := Compare(bytes.NewReader(ok), bytes.NewReader(zstd), Options{}); !errors.Is(err, ErrZstd) {
-		t.Errorf("zstd: %v; want ErrZstd", err)
+func TestCompareZstdAndBrokenTar(t *testing.T) {
+	base := makeTar(t, dataset(3, 1, 1, false), false)
+	head := makeTar(t, dataset(3, 1, 1, true), false)
+	var z bytes.Buffer
+	zw, err := zstd.NewWriter(&z)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Compare(bytes.NewReader(ok), bytes.NewReader(ok[:700]), Options{}); err == nil {
+	zw.Write(head)
+	zw.Close()
+	d, err := Compare(bytes.NewReader(base), bytes.NewReader(z.Bytes()), Options{Masks: shaMask})
+	if err != nil || d.HeadFormat != "tar.zst" || d.Changed != 3 || d.Distinct() != 1 {
+		t.Fatalf("zstd: %v %+v", err, d)
+	}
+	if _, err := Compare(bytes.NewReader(base), bytes.NewReader(head[:700]), Options{}); err == nil {
 		t.Error("a cut tar compares without error")
+	}
+}
+
+// Members in reverse order wait for their partner; past MaxPending only
+// their sha256 is kept, and the result is the same.
+func TestCompareReversedPastThePendingBudget(t *testing.T) {
+	base := dataset(20, 2, 100, false)
+	rev := slices.Clone(base)
+	slices.Reverse(rev)
+	rev[5].body += "changed\n"
+	for _, budget := range []int64{1 << 20, 300} {
+		d, err := Compare(bytes.NewReader(makeTar(t, base, false)), bytes.NewReader(makeTar(t, rev, false)), Options{MaxPending: budget, Masks: shaMask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Changed != 1 || d.Kinds[KindOrder] == nil || d.Kinds[KindOrder].Count != 59 || d.Kinds[KindAdded] != nil || d.Kinds[KindRemoved] != nil {
+			t.Errorf("budget %d: changed %d, kinds %v", budget, d.Changed, d.Kinds)
+		}
+	}
+}
+
+// A decompression bomb stops when the check's context ends.
+func TestCompareStopsAtTheContext(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "zeros", Mode: 0o644, Size: 1 << 40, Typeflag: tar.TypeReg})
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		tw.Write(zeros)
+	}
+	zw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	base := makeTar(t, dataset(1, 1, 1, false), false)
+	_, err := Compare(ctxReader{ctx, bytes.NewReader(base)}, ctxReader{ctx, bytes.NewReader(bomb.Bytes())}, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v; want context.Canceled", err)
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/nice"
 )
@@ -27,8 +29,9 @@ import (
 // object it names is not in the clone.
 var ErrLFSMissing = errors.New("the Git LFS object is not in the clone")
 
-// ErrZstd is returned for a zstd archive: no zstd reader is built in.
-var ErrZstd = errors.New("zstd archives are not supported: this build has no zstd reader")
+// maxZstdWindow bounds the memory of the zstd decoder: a frame that asks
+// for a larger window is refused, not allocated.
+const maxZstdWindow = 64 << 20
 
 const lfsPrefix = "version https://git-lfs.github.com/spec/v1"
 
@@ -136,8 +139,8 @@ func (v *verifying) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decompress wraps r by its magic bytes: gzip, zstd (refused) or a plain
-// tar. It returns the format's name.
+// decompress wraps r by its magic bytes: gzip, zstd or a plain tar. It
+// returns the format's name.
 func decompress(r io.Reader) (io.Reader, string, func() error, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, _ := br.Peek(4)
@@ -150,7 +153,11 @@ func decompress(r io.Reader) (io.Reader, string, func() error, error) {
 		zr.Multistream(true)
 		return zr, "tar.gz", zr.Close, nil
 	case bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return nil, "", nil, ErrZstd
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("zstd: %w", err)
+		}
+		return zr, "tar.zst", func() error { zr.Close(); return nil }, nil
 	}
 	return br, "tar", func() error { return nil }, nil
 }
@@ -160,4 +167,18 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// ctxReader ends a read when ctx ends: a decompression bomb stops at the
+// check's time limit even after git has sent all its bytes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
