@@ -188,3 +188,43 @@ func TestVerifiedHeadRunsAgainOnlyOnRequest(t *testing.T) {
 	}
 	waitFor(t, "the run on request", func() bool { return h.idle() && v.calls.Load() == 2 })
 }
+
+// Old body hashes and the claims of heads whose job is gone are
+// forgotten with the delivery ids; a claim whose job waits is kept.
+func TestStorePruneForgetsBodiesAndHeads(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-deliveryTTL - time.Hour)
+	done := &Job{Delivery: testDeliveryID("done"), Owner: "octo", Repo: "hello", PR: 1, HeadSHA: "aaa", State: StateQueued}
+	waiting := &Job{Delivery: testDeliveryID("waiting"), Owner: "octo", Repo: "hello", PR: 2, HeadSHA: "bbb"}
+	for _, j := range []*Job{done, waiting} {
+		if err := s.Admit(j.Delivery, "sum-"+j.Delivery, old, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Put(done); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(done.Delivery); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PruneDeliveries(now); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		id   string
+		sum  string
+		j    *Job
+		want error
+	}{
+		{"old body forgotten", testDeliveryID("new-1"), "sum-" + done.Delivery, nil, nil},
+		{"verified head forgotten", testDeliveryID("new-2"), "x2", &Job{Delivery: testDeliveryID("new-2"), Owner: "octo", Repo: "hello", PR: 1, HeadSHA: "aaa"}, nil},
+		{"waiting head kept", testDeliveryID("new-3"), "x3", &Job{Delivery: testDeliveryID("new-3"), Owner: "octo", Repo: "hello", PR: 2, HeadSHA: "bbb"}, errSameHead},
+	}
+	for _, c := range cases {
+		if err := s.Admit(c.id, c.sum, now, c.j); !errors.Is(err, c.want) && !(c.want == nil && err == nil) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
