@@ -146,9 +146,13 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		return strings.Join(r.sets, "; ")
 	}
 	var protectedNew, protectedOld, others int
+	otherNames := map[string]bool{}
 	for _, r := range rows {
 		if !r.protected {
-			others++
+			if k := r.tmpl + "\x00" + r.u.Name; !otherNames[k] {
+				otherNames[k] = true
+				others++
+			}
 			continue
 		}
 		f := checks.Finding{Path: r.tmpl, Line: r.u.Line, Level: checks.LevelFailure,
