@@ -23,7 +23,7 @@ import (
 const (
 	benchTasks  = 1317
 	benchOthers = 7
-	benchFill   = 4770
+	benchFill   = 4900
 )
 
 var (

@@ -101,7 +101,7 @@ func openLFS(ctx context.Context, repo string, ptr []byte) (*blobStream, error) 
 	oid := string(m[1])
 	size, err := strconv.ParseInt(string(sm[1]), 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("Git LFS pointer size %q: %w", sm[1], err)
+		return nil, fmt.Errorf("the Git LFS pointer size %q: %w", sm[1], err)
 	}
 	out, err := gitx.Repo{Dir: repo}.Run(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
