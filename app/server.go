@@ -171,6 +171,8 @@ func (s *Server) Start(ctx context.Context) error {
 		s.wg.Add(1)
 		go s.announcer()
 	}
+	s.wg.Add(1)
+	go s.pruner()
 	for i := 0; i < s.cfg.Workers; i++ {
 		s.wg.Add(1)
 		go s.worker()
@@ -188,6 +190,27 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// pruneEvery is how often a running server forgets old delivery ids,
+// body hashes and head claims (Start does it too).
+const pruneEvery = 6 * time.Hour
+
+// pruner prunes the store every pruneEvery until Drain.
+func (s *Server) pruner() {
+	defer s.wg.Done()
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-t.C:
+			if err := s.store.PruneDeliveries(time.Now()); err != nil {
+				s.log.Warn("prune old delivery ids", "error", err)
+			}
+		}
+	}
 }
 
 // appSlug asks GET /app with the App's JWT.
