@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/description"
@@ -274,4 +275,23 @@ func TestTaintTamperSymlink(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %s", res.Conclusion, res.Title)
+}
+
+// TestTaintTamperHangs: a script head that never reaches the first step
+// (it waits forever) is stopped at the run's time limit, once, and the
+// check does not run rather than pass.
+func TestTaintTamperHangs(t *testing.T) {
+	old := taint.RunTimeout
+	taint.RunTimeout = 2 * time.Second
+	defer func() { taint.RunTimeout = old }()
+	b := buildWith(t)
+	commitOn(t, b, "taint-hangs", b.Base, func(dir string) {
+		editFile(t, dir+"/"+testSh, func(s string) string {
+			return strings.Replace(s, "unset _fc_profile\n", "unset _fc_profile\nwhile :; do sleep 1; done\n", 1)
+		})
+	})
+	res := runOne(t, b, "taint-hangs", taint.New(), "")
+	if res.Conclusion != checks.NotRun || !strings.Contains(res.Summary, "time limit") {
+		t.Errorf("conclusion %s (%s), want not run at the time limit", res.Conclusion, res.Summary)
+	}
 }

@@ -90,8 +90,10 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 		changes, n, err := tamperOne(ctx, in, st, h, head, rest)
 		runs += n
 		if err != nil {
+			// The other heads would most likely stop the same way, each
+			// after up to RunTimeout.
 			tr.notRun = fmt.Sprintf("%s (%s): %v", h.tmpl.Path, h.set, err)
-			continue
+			break
 		}
 		if len(changes) == 0 {
 			continue
