@@ -326,7 +326,7 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 						if side.rev == in.Plan.Head {
 							unanalysed = append(unanalysed, checks.Finding{Path: t.Path, Level: checks.LevelWarning,
 								Title:   "The script was not analysed",
-								Message: fmt.Sprintf("The rendered script (variable set %s) was not analysed: %v.", set.Name, err)})
+								Message: fmt.Sprintf("Variable set %s: %v.", set.Name, err)})
 						}
 						continue
 					}
