@@ -145,6 +145,7 @@ func taskSHA(i int) string {
 func dataset(tasks, others, fill int, head bool) []entry {
 	var out []entry
 	pad := strings.Repeat("x", fill)
+	long := pad + strings.Repeat("y", 512) // the first two members of a task are one block longer
 	for i := range tasks {
 		dir := fmt.Sprintf("tasks/owner__repo-%d/", i)
 		files := strings.Repeat(fmt.Sprintf("tests/test_%d.py\n", i), 1+i%5)
@@ -154,7 +155,11 @@ func dataset(tasks, others, fill int, head bool) []entry {
 		}
 		out = append(out, entry{name: dir + "tests/test.sh", body: sh, mode: 0o755})
 		for j := range others {
-			out = append(out, entry{name: fmt.Sprintf("%sfile%d.txt", dir, j), body: fmt.Sprintf("task %d file %d\n%s\n", i, j, pad)})
+			p := pad
+			if j < 2 {
+				p = long
+			}
+			out = append(out, entry{name: fmt.Sprintf("%sfile%d.txt", dir, j), body: fmt.Sprintf("task %d file %d\n%s\n", i, j, p)})
 		}
 	}
 	return out
