@@ -170,7 +170,7 @@ func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) erro
 		return drop("%s is no longer the head of #%d", short(j.HeadSHA), j.PR)
 	}
 	j.HeadSHA, j.BaseSHA, j.BaseRef = head, p.GetBase().GetSHA(), p.GetBase().GetRef()
-	j.Author = p.GetUser().GetLogin()
+	j.Author, j.Body = p.GetUser().GetLogin(), p.GetBody()
 	j.Fork = !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), j.FullName())
 	return nil
 }

@@ -31,6 +31,8 @@ type VerifyInput struct {
 	Head     string
 	RepoName string // owner/name
 	Log      *slog.Logger
+	// Description is the pull request's body (verify.Options.Description).
+	Description string
 }
 
 // VerifyFunc runs one verification. The default runs verify.Run.

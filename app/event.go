@@ -40,6 +40,7 @@ type payloadPull struct {
 	Base   payloadRef  `json:"base"`
 	User   payloadUser `json:"user"`
 	State  string      `json:"state"`
+	Body   string      `json:"body"`
 }
 
 type payload struct {
@@ -170,6 +171,7 @@ func (j *Job) fromPull(p payload) (*Job, error) {
 
 func (j *Job) setPull(pr payloadPull, base *payloadRepo) {
 	j.PR, j.HeadSHA, j.BaseSHA, j.BaseRef, j.Author = pr.Number, pr.Head.SHA, pr.Base.SHA, pr.Base.Ref, pr.User.Login
+	j.Body = pr.Body
 	j.Fork = isFork(pr.Head.Repo, base)
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githttp"
 	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -151,8 +152,10 @@ func (v *stubVerify) fn(ctx context.Context, in VerifyInput) (*report.Report, er
 	return &report.Report{
 		Repo: in.RepoName, Base: in.Base, Head: in.Head, BaseRev: in.Base, HeadRev: in.Head,
 		Command: "template-verify run --repo . --base " + in.Base + " --head " + in.Head,
-		Results: []checks.Result{{Check: "render", Conclusion: checks.Success, Title: "Rendered 1 template", Summary: "test.sh: " + strings.TrimSpace(string(data))}},
-		Overall: checks.Success, ConfigSource: report.DefaultsSource,
+		// A change to a template: the App comments on it (comment mode changes).
+		Templates: []plan.Template{{Group: "tests", Path: "templates/a/test.sh", OldPath: "templates/a/test.sh", Status: plan.Modified}},
+		Results:   []checks.Result{{Check: "render", Conclusion: checks.Success, Title: "Rendered 1 template", Summary: "test.sh: " + strings.TrimSpace(string(data))}},
+		Overall:   checks.Success, ConfigSource: report.DefaultsSource,
 	}, nil
 }
 

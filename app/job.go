@@ -37,7 +37,9 @@ type Job struct {
 	BaseRef      string `json:"base_ref"`
 	Fork         bool   `json:"fork"`
 	Author       string `json:"author"`
-	Sender       string `json:"sender"`
+	// Body is the pull request's description, for the description check.
+	Body   string `json:"body,omitempty"`
+	Sender string `json:"sender"`
 	// Request is true when a person asked for the run: a comment command,
 	// a re-run button or a re-request. The sender then needs write access.
 	Request bool `json:"request"`

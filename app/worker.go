@@ -19,6 +19,7 @@ import (
 func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) {
 	return verify.Run(ctx, verify.Options{
 		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName, Log: in.Log,
+		Description: in.Description,
 	})
 }
 
@@ -200,7 +201,7 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 	if err := s.store.Put(j); err != nil {
 		return runs, nil, err
 	}
-	rep, err := s.safeVerify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log})
+	rep, err := s.safeVerify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body})
 	if err != nil {
 		return runs, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -235,7 +236,7 @@ func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *pu
 	body, err := rep.Markdown()
 	var comment publish.CommentResult
 	if err == nil {
-		comment, err = pub.Comment(ctx, body)
+		comment, _, err = pub.CommentFor(ctx, commentMode(j), rep, body)
 	}
 	if err != nil {
 		log.Warn("publish the comment", "error", err)
@@ -259,6 +260,16 @@ func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *pu
 		log.Warn("conclude the check run", "error", err)
 	}
 	log.Info("verification finished", "conclusion", concl, "gate", g.Conclusion)
+}
+
+// commentMode is when the App comments: publish.DefaultCommentMode (only
+// when a template changed, or the comment exists), and always when a
+// maintainer asked for the run with a comment, which expects an answer.
+func commentMode(j *Job) publish.CommentMode {
+	if j.Event == "issue_comment" {
+		return publish.CommentAlways
+	}
+	return publish.DefaultCommentMode
 }
 
 // cancelled concludes the runs of a job whose head a newer push replaced.
