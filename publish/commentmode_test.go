@@ -89,3 +89,26 @@ func TestParseCommentMode(t *testing.T) {
 		}
 	}
 }
+
+// Another comment of the same login (every workflow's GITHUB_TOKEN posts
+// as github-actions[bot]) that quotes the marker further down is not
+// ours: it is neither edited nor deleted. Two copies of ours: the oldest
+// is kept and edited, the other deleted.
+func TestCommentIgnoresQuotesOfTheMarker(t *testing.T) {
+	e := setup(t, false)
+	quote := "Another bot quotes a comment:\n> " + report.Marker + "\n> old report"
+	q := e.srv.AddComment(full, prNum, fakegithub.DefaultLogin, quote)
+	first := e.srv.AddComment(full, prNum, fakegithub.DefaultLogin, report.Marker+"\nfirst")
+	e.srv.AddComment(full, prNum, fakegithub.DefaultLogin, report.Marker+"\nsecond")
+	res, err := e.pub.Comment(context.Background(), "new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ID != first {
+		t.Errorf("edited comment %d, want the oldest of ours %d (not the quote %d)", res.ID, first, q)
+	}
+	cs := e.srv.Comments(full, prNum)
+	if len(cs) != 2 || cs[0].ID != q || cs[0].Body != quote || cs[1].ID != first || cs[1].Body != report.Marker+"\nnew" {
+		t.Errorf("comments after: %+v", cs)
+	}
+}
