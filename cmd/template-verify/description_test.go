@@ -21,7 +21,7 @@ func TestReadDescription(t *testing.T) {
 	}
 	tests := []struct {
 		name, file, want string
-		err             bool
+		err              bool
 	}{
 		{"no flag", "", "", false},
 		{"a file", ok, "## Purpose\n\nA fix.\n", false},
