@@ -93,3 +93,43 @@ func (c *Config) validateArchive(fail func(msg string, keyPath ...string) error)
 	}
 	return nil
 }
+
+// ArchiveOf is the archive block that judges a change: the head's, widened
+// by the base's so that the head cannot hide a change. The paths of both
+// count, a change kind is allowed only when both allow it, and the larger
+// max_diff_bytes wins. Nil when the head turns the check off.
+func ArchiveOf(base, head *Config) *Archive {
+	if head == nil || head.Archive == nil {
+		return nil
+	}
+	h := *head.Archive
+	if base == nil || base.Archive == nil {
+		return &h
+	}
+	b := base.Archive
+	out := h
+	out.Paths = unionStrings(b.Paths, h.Paths)
+	out.Allow = nil
+	for _, k := range h.Allow {
+		if b.Allows(k) {
+			out.Allow = append(out.Allow, k)
+		}
+	}
+	out.MaxDiffBytes = max(b.MaxDiffBytes, h.MaxDiffBytes)
+	return &out
+}
+
+// unionStrings is a followed by the items of b that a lacks.
+func unionStrings(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, s := range b {
+		found := false
+		for _, t := range out {
+			found = found || s == t
+		}
+		if !found {
+			out = append(out, s)
+		}
+	}
+	return out
+}

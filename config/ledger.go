@@ -83,3 +83,25 @@ func (c *Config) validateLedger(fail func(msg string, keyPath ...string) error) 
 	}
 	return nil
 }
+
+// LedgerOf is the ledger block that judges a change: the head's, widened
+// by the base's so that the head cannot step out of the ledger. The
+// release and into branches of both count, and the base's run name wins.
+// Nil when the head turns the check off.
+func LedgerOf(base, head *Config) *Ledger {
+	if head == nil || head.Ledger == nil {
+		return nil
+	}
+	h := *head.Ledger
+	if base == nil || base.Ledger == nil {
+		return &h
+	}
+	b := base.Ledger
+	out := h
+	out.Release = unionStrings(b.Release, h.Release)
+	out.Into = unionStrings(b.Into, h.Into)
+	if b.RunName != "" || h.RunName != "" {
+		out.RunName = b.Run()
+	}
+	return &out
+}

@@ -149,7 +149,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if note != "" {
 		rep.Notes = append([]string{note}, rep.Notes...)
 	}
-	if p.Empty() && !anyOtherWork(p, eff, opts.Checks, opts.Only) {
+	if p.Empty() && !anyOtherWork(p, baseCfg, eff, opts.Checks, opts.Only) {
 		rep.Overall = checks.Success
 		rep.Notes = append(rep.Notes, fmt.Sprintf("No template changed between %s and %s, so there is nothing to verify.", opts.Base, opts.Head))
 		rep.Duration = time.Since(start)
@@ -180,7 +180,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			})
 			continue
 		}
-		if r, skip := noTemplateWork(c, p, eff); skip {
+		if r, skip := noTemplateWork(c, p, baseCfg, eff); skip {
 			disabled = append(disabled, r)
 			continue
 		}

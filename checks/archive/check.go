@@ -38,7 +38,7 @@ func (*Check) Name() string { return Name }
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
-	cfg := in.Config.Archive
+	cfg := config.ArchiveOf(in.BaseConfig, in.Config)
 	if cfg == nil {
 		res.Conclusion, res.Title = checks.Skipped, "The config turns the archive check off"
 		res.Summary = "The archive block of the config is null, so no archive is compared."
@@ -445,12 +445,13 @@ func thousands(n int) string {
 
 // HasWork reports whether the change touches an archive that the config
 // names: the check then runs even when no template changed.
-func (*Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
-	if cfg.Archive == nil {
+func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
+	cfg := config.ArchiveOf(base, head)
+	if cfg == nil {
 		return false
 	}
 	for _, fc := range p.Changed {
-		if matchAny(cfg.Archive.Paths, fc.Path) || matchAny(cfg.Archive.Paths, fc.OldPath) {
+		if matchAny(cfg.Paths, fc.Path) || matchAny(cfg.Paths, fc.OldPath) {
 			return true
 		}
 	}

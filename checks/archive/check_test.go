@@ -228,3 +228,26 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// The head's config cannot hide an archive change: the base's paths still
+// count, and a kind is allowed only when the base allows it too.
+func TestHeadConfigCannotHideAChange(t *testing.T) {
+	head := config.Default()
+	head.Archive.Paths = []string{"nothing/*.tar"}
+	head.Archive.Allow = []string{"mode"}
+	in := fixture(t, head, func(r *gittest.Repo, isHead bool) {
+		es := dataset(3, 1, 10, false)
+		if isHead {
+			es[1].mode = 0o600
+		}
+		writeBytes(t, r, tarPath, makeTar(t, es, false))
+	})
+	in.BaseConfig = config.Default()
+	if !New().HasWork(in.Plan, in.BaseConfig, in.Config) {
+		t.Error("HasWork is false")
+	}
+	res := New().Run(context.Background(), in)
+	if res.Conclusion != checks.Failure {
+		t.Fatalf("%s %q: %+v", res.Conclusion, res.Title, res.Findings)
+	}
+}

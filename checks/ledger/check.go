@@ -45,15 +45,16 @@ func (c *Check) refs(p *plan.Plan) (string, string) {
 
 // HasWork reports whether the change is a release merge: the check then
 // runs even when no template changed.
-func (c *Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
-	base, head := c.refs(p)
-	return cfg.Ledger != nil && cfg.Ledger.Applies(base, head)
+func (c *Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
+	b, h := c.refs(p)
+	l := config.LedgerOf(base, head)
+	return l != nil && l.Applies(b, h)
 }
 
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
-	cfg := in.Config.Ledger
+	cfg := config.LedgerOf(in.BaseConfig, in.Config)
 	base, head := c.refs(in.Plan)
 	if cfg == nil || !cfg.Applies(base, head) {
 		res.Conclusion, res.Title = checks.Skipped, "Not a release merge"

@@ -116,7 +116,7 @@ func TestLedgerOverGitHub(t *testing.T) {
 	}
 	in := &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg, Log: slog.New(slog.DiscardHandler)}
 	chk := &Check{Source: src}
-	if !chk.HasWork(p, cfg) {
+	if !chk.HasWork(p, nil, cfg) {
 		t.Fatal("HasWork is false for release/template-v1 into main")
 	}
 	res := chk.Run(context.Background(), in)
@@ -178,11 +178,32 @@ func TestLedgerSkipsOtherBranches(t *testing.T) {
 		t.Fatal(err)
 	}
 	chk := New()
-	if chk.HasWork(p, cfg) {
+	if chk.HasWork(p, nil, cfg) {
 		t.Error("HasWork on feature-1 into main")
 	}
 	res := chk.Run(context.Background(), &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg})
 	if res.Conclusion != checks.Skipped {
 		t.Errorf("%s %q", res.Conclusion, res.Title)
+	}
+}
+
+// The head's config cannot take the release branch out of the ledger: the
+// base's release and into branches still count.
+func TestHeadConfigCannotLeaveTheLedger(t *testing.T) {
+	h := newHistory(t)
+	s := fakegithub.New(t)
+	head := config.Default()
+	head.Ledger.Release = []string{"nothing/*"}
+	p, err := plan.Build(context.Background(), h.r.Repo, head, "main", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &checks.Input{Repo: h.r.Dir(), Plan: p, Config: head, BaseConfig: config.Default(), Log: slog.New(slog.DiscardHandler)}
+	chk := &Check{Source: &GitHub{Client: client(t, s), Owner: owner, Repo: repoName}}
+	if !chk.HasWork(p, in.BaseConfig, head) {
+		t.Error("HasWork is false")
+	}
+	if res := chk.Run(context.Background(), in); res.Conclusion != checks.Failure {
+		t.Errorf("%s %q; want failure (no pull request is verified)", res.Conclusion, res.Title)
 	}
 }
