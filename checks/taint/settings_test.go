@@ -1,0 +1,41 @@
+package taint
+
+import (
+	"testing"
+
+	"github.com/formula-code/template-verify/config"
+)
+
+// TestSettings: the protected names and writable paths of the base and
+// the head both count, so the head cannot unprotect a name or trust a path
+// the base does not.
+func TestSettings(t *testing.T) {
+	head := config.Default()
+	head.Taint = &config.Taint{Protect: []string{"MY_FLAG"}, AgentWritable: []string{"/opt/agent/*"}}
+	tests := []struct {
+		name      string
+		base      *config.Config
+		protected map[string]bool
+	}{
+		{"base defaults", config.Default(), map[string]bool{"MY_FLAG": true, "FC_SKIP_PYTEST": true, "DATASMITH_VERIFY_X": true, "HOME": false}},
+		{"no base config", nil, map[string]bool{"MY_FLAG": true, "FC_SKIP_PYTEST": false}},
+		{"base turns taint off", func() *config.Config { c := config.Default(); c.Taint = nil; return c }(), map[string]bool{"MY_FLAG": true, "FC_SKIP_PYTEST": false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := settingsOf(tc.base, head)
+			for n, want := range tc.protected {
+				if got := st.protected(n); got != want {
+					t.Errorf("protected(%s) = %v, want %v", n, got, want)
+				}
+			}
+		})
+	}
+	st := settingsOf(config.Default(), head)
+	w := &walker{writable: st.writable}
+	for p, want := range map[string]bool{"/etc/profile.d/x.sh": true, "/opt/agent/env.sh": true, "/usr/lib/x.sh": false, "lib.sh": true} {
+		if got := w.agentWritable(p); got != want {
+			t.Errorf("agentWritable(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
