@@ -1,6 +1,8 @@
 # The template-verify image: the binary plus the programs its checks run
 # (git, bash, python3 with pytest and Jinja2, bubblewrap).
 #
+# .github/workflows/release.yml builds it and pushes it to the GitHub
+# container registry; the GitHub Action (action.yml) runs that image.
 # Docker users build it as is:      docker build -t template-verify .
 # Machines with no registry build it with scripts/image/build.sh, which makes
 # local base images and passes them in GO_IMAGE and BASE_IMAGE.

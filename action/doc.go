@@ -9,6 +9,15 @@
 // findings to workflow-command annotations (GitHub shows at most 10 errors
 // and 10 warnings a step, so the most useful come first).
 //
+// On merge_group it verifies the merge queue's head commit against its
+// base and publishes the check runs and the gate on it (no comment). On
+// workflow_run it verifies nothing: it publishes the JSON report that a
+// fork's pull_request run uploaded, on the head commit named by the event
+// and the pull request the API finds for it, never where the report says.
+//
+// The comment-mode input says when the comment is published (by default
+// only when a template changed or the comment exists).
+//
 // Run takes its environment, writers and clock as options, so tests run it
 // without a runner, against the fake GitHub server.
 package action
