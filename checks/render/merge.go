@@ -49,6 +49,9 @@ func mergeSets(in []setFinding, total map[string]int) []checks.Finding {
 	out := make([]checks.Finding, 0, len(order))
 	for _, g := range order {
 		where, list := setsText(g.sets, total[g.tmpl])
+		if list != "" && !strings.HasSuffix(g.f.Message, ".") {
+			g.f.Message += "."
+		}
 		switch {
 		case g.f.Title == "":
 			g.f.Message += " Variable sets: " + list + "."

@@ -100,7 +100,7 @@ func (c *Check) production(ctx context.Context, in *checks.Input, jobs []*job) e
 			}
 		}
 	}
-	e.notes = append(e.notes, fmt.Sprintf("Python Jinja2 %s rendered %d renders, as production does: its bytes feed bash -n, the diff and the findings.", version, e.rendered))
+	e.notes = append(e.notes, fmt.Sprintf("Python Jinja2 %s rendered %s, as production does: its bytes feed bash -n, the diff and the findings.", version, plural(e.rendered, "render")))
 	if e.differ > 0 {
 		e.notes = append(e.notes, fmt.Sprintf("gonja renders %d of them differently, an engine difference and not a finding against this change: %s.",
 			e.differ, strings.Join(examples, "; ")))
