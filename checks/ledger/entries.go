@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -37,6 +39,10 @@ type Entry struct {
 	Parent  string // its first parent: the release branch before it
 	Head    string // the merged head (second parent); "" for squash and direct
 	Subject string
+	// Edited: the merge commit's tree is not the clean merge of its
+	// parents, so it carries changes that no verified head has. Conflict
+	// is true when the parents conflict and the merge resolved them.
+	Edited, Conflict bool
 }
 
 var (
@@ -66,6 +72,9 @@ func Entries(ctx context.Context, repo gitx.Repo, base, head string) ([]Entry, e
 		switch {
 		case len(shas) >= 3:
 			e.Head = shas[2]
+			if e.Edited, e.Conflict, err = edited(ctx, repo, e); err != nil {
+				return nil, err
+			}
 			if m := mergePR.FindStringSubmatch(e.Subject); m != nil {
 				e.Kind, e.PR = KindPR, atoi(m[1])
 			} else if in, err := repo.IsAncestor(ctx, e.Head, base); err == nil && in {
@@ -87,3 +96,23 @@ func Entries(ctx context.Context, repo gitx.Repo, base, head string) ([]Entry, e
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// edited compares a merge commit's tree with the clean merge of its first
+// two parents (git merge-tree --write-tree, which changes no ref, index or
+// work tree).
+func edited(ctx context.Context, repo gitx.Repo, e Entry) (edited, conflict bool, err error) {
+	out, err := repo.Run(ctx, "merge-tree", "--write-tree", "--no-messages", e.Parent, e.Head)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return false, true, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("merge %s: %w", short(e.Commit), err)
+	}
+	clean, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	tree, err := repo.Run(ctx, "rev-parse", e.Commit+"^{tree}")
+	if err != nil {
+		return false, false, fmt.Errorf("tree of %s: %w", short(e.Commit), err)
+	}
+	return clean != strings.TrimSpace(string(tree)), false, nil
+}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -43,8 +44,12 @@ func (g *GitHub) CheckRunsAt(ctx context.Context, sha string) ([]Run, error) {
 }
 
 // PullHead implements PullHeads: GET /repos/{owner}/{repo}/pulls/{number}.
+// A number that is no pull request gives "".
 func (g *GitHub) PullHead(ctx context.Context, number int) (string, error) {
-	pr, _, err := g.Client.PullRequests.Get(ctx, g.Owner, g.Repo, number)
+	pr, resp, err := g.Client.PullRequests.Get(ctx, g.Owner, g.Repo, number)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return "", nil // a number in a merge message that is no pull request here
+	}
 	if err != nil {
 		return "", fmt.Errorf("get pull request #%d: %w", number, err)
 	}

@@ -207,3 +207,34 @@ func TestHeadConfigCannotLeaveTheLedger(t *testing.T) {
 		t.Errorf("%s %q; want failure (no pull request is verified)", res.Conclusion, res.Title)
 	}
 }
+
+// A merge commit that adds a change of its own ("evil merge") fails the
+// ledger even when the head it merged is verified green.
+func TestLedgerEditedMerge(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"README.md": "main\n"})
+	r.Commit("main")
+	r.Git("checkout", "-q", "-b", release)
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write(map[string]string{"a.txt": "verified\n"})
+	verified := r.Commit("verified change")
+	r.Git("checkout", "-q", release)
+	r.Git("merge", "-q", "--no-ff", "--no-commit", "feature")
+	r.Write(map[string]string{"b.txt": "not verified\n"})
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "Merge pull request #7 from formula-code/feature")
+	s := fakegithub.New(t)
+	c := client(t, s)
+	addRun(t, c, gate, verified, "completed", "success")
+	entries, err := Entries(context.Background(), r.Repo, "main", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Judge(context.Background(), &GitHub{Client: c, Owner: owner, Repo: repoName}, gate, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != Edited || rows[0].PR != 7 {
+		t.Fatalf("rows %+v; want #7 edited merge", rows)
+	}
+}

@@ -41,10 +41,14 @@ const (
 	Pending   Status = "pending"
 	NotPR     Status = "not a pull request"
 	FromBase  Status = "from the base"
+	// Edited: the merge commit carries changes that neither parent has.
+	Edited Status = "edited merge"
 )
 
 // Bad reports whether the status fails the ledger.
-func (s Status) Bad() bool { return s == Red || s == Missing || s == OtherHead || s == Pending }
+func (s Status) Bad() bool {
+	return s == Red || s == Missing || s == OtherHead || s == Pending || s == Edited
+}
 
 // Row is one entry with its verdict.
 type Row struct {
@@ -82,6 +86,13 @@ func Judge(ctx context.Context, src Source, runName string, entries []Entry) ([]
 			if err := judgePR(ctx, src, runName, &r); err != nil {
 				return nil, err
 			}
+		}
+		switch {
+		case e.Edited:
+			r.Status = Edited
+			r.Detail = "the merge commit's tree is not the clean merge of its parents: it carries changes that no verified head has"
+		case e.Conflict && r.Status == Verified:
+			r.Detail = "the merge resolved conflicts, so its result differs from the verified head"
 		}
 		rows = append(rows, r)
 	}
