@@ -116,7 +116,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 	}
 	r.pub, err = publish.New(publish.Target{
 		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: wr.HeadSHA, PR: pr.GetNumber(),
-		CommentAuthor: CommentAuthor, DetailsURL: wr.HTMLURL, Clock: r.o.Clock, Log: r.log,
+		CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
 	})
 	if err != nil {
 		r.gha.Errorf("%s", err)

@@ -101,6 +101,9 @@ func TestWorkflowRunPublishesForkReport(t *testing.T) {
 	if len(cs) != 1 || cs[0].Author != CommentAuthor || !report.IsComment(cs[0].Body) {
 		t.Fatalf("comments %+v", cs)
 	}
+	if !strings.Contains(cs[0].Body, "/actions/runs/289782451") {
+		t.Errorf("the comment does not link to the run that verified:\n%.2000s", cs[0].Body)
+	}
 	if !strings.Contains(h.summary(), "pull request #7") {
 		t.Errorf("summary %q", h.summary())
 	}

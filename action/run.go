@@ -313,6 +313,10 @@ func (r *runner) start(ctx context.Context) {
 }
 
 func (r *runner) detailsURL() string {
+	if r.event == EventWorkflowRun {
+		// The page of the run that verified, from the event.
+		return r.wrun.HTMLURL
+	}
 	server, id := r.o.Getenv("GITHUB_SERVER_URL"), r.o.Getenv("GITHUB_RUN_ID")
 	if server == "" || id == "" {
 		return ""
