@@ -48,9 +48,9 @@ func TestEnumeratedFlagsAreValidated(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"demo", "--progress", "sometimes"}, `--progress "sometimes" is not one of auto, always, never`},
+		{[]string{"demo", "--progress", "sometimes"}, `unknown progress mode "sometimes": --progress is one of auto, always, never`},
 		{[]string{"run", "--base", "main", "--progress", "alwys"}, `(did you mean "always"?)`},
-		{[]string{"demo", "--format", "jsn"}, `--format "jsn" is not one of markdown, json, text (did you mean "json"?)`},
+		{[]string{"demo", "--format", "jsn"}, `unknown format "jsn": --format is one of markdown, json, text (did you mean "json"?)`},
 		{[]string{"demo", "--only", "render,restor"}, `unknown check "restor" (did you mean "restore"?) (checks: render, restore`},
 		{[]string{"run", "--base", "main", "--only", "spelling"}, `unknown check "spelling" (checks: render`},
 		{[]string{"rnu"}, `unknown command "rnu" (did you mean "run"?)`},

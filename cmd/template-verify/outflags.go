@@ -41,11 +41,11 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		return false
 	}
 	if !validFormat(*o.format) {
-		fmt.Fprintf(stderr, "template-verify %s: --format %q is not one of markdown, json, text%s\n", fs.Name(), *o.format, didYouMean(*o.format, []string{"markdown", "json", "text"}))
+		fmt.Fprintf(stderr, "template-verify %s: unknown format %q: --format is one of markdown, json, text%s\n", fs.Name(), *o.format, didYouMean(*o.format, []string{"markdown", "json", "text"}))
 		return false
 	}
 	if !slices.Contains(progressModes, *o.progress) {
-		fmt.Fprintf(stderr, "template-verify %s: --progress %q is not one of %s%s\n", fs.Name(), *o.progress, strings.Join(progressModes, ", "), didYouMean(*o.progress, progressModes))
+		fmt.Fprintf(stderr, "template-verify %s: unknown progress mode %q: --progress is one of %s%s\n", fs.Name(), *o.progress, strings.Join(progressModes, ", "), didYouMean(*o.progress, progressModes))
 		return false
 	}
 	names := checkNames()
