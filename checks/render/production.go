@@ -91,7 +91,9 @@ func (c *Check) production(ctx context.Context, in *checks.Input, jobs []*job) e
 			s.output, s.err = r.Output, nil
 		default:
 			// Both fail: gonja's error keeps its line mapping (the line of
-			// an unclosed block, of the statement in an include).
+			// an unclosed block, of the statement in an include), unless it
+			// has no line.
+			s.err = jinja.BothFailed(s.env, s.name, s.err, r)
 		}
 		if diff != "" {
 			e.differ++

@@ -72,7 +72,18 @@ func RenderOfRecord(ctx context.Context, e *Env, name string, vars map[string]an
 		eng.Note = "gonja fails (" + gerr.Error() + "), Jinja2 renders"
 		return p.Output, eng, nil
 	}
-	return "", eng, gerr
+	return "", eng, BothFailed(e, name, gerr, p)
+}
+
+// BothFailed is the error of a render that fails with gonja (gerr) and
+// with Jinja2 (p): gonja's, which names the line of an unclosed block and
+// the included file, unless it has no line (an engine panic) and Jinja2's
+// has one.
+func BothFailed(e *Env, name string, gerr error, p PyResult) error {
+	if je, ok := gerr.(*Error); ok && je.Line == 0 && p.Line > 0 {
+		return PyError(e, name, p)
+	}
+	return gerr
 }
 
 // PyError turns a failed Jinja2 render of the template name of e into an

@@ -29,6 +29,7 @@ func TestRenderOfRecord(t *testing.T) {
 		{name: "gonja without Python", src: "--rounds {{ nothing }}\n", find: noPython, want: "--rounds \n"},
 		{name: "gonja fails, Jinja2 renders", src: "{{ '%s-%s' % (name, 1) }}\n", want: "world-1\n", jinja2: true},
 		{name: "Jinja2 fails, gonja renders", src: "a\n{{ name|format(1) }}\n", jinja2: true, errLine: 2, errHas: "Jinja2: TypeError"},
+		{name: "both fail, gonja without a line", src: "a\nb\n{{ '%s %s' % (name,) }}\n", jinja2: true, errLine: 3, errHas: "Jinja2: TypeError"},
 		{name: "unclosed if", src: "a\n{% if flag %}\nb\n{% for x in [1] %}{{ x }}{% endfor %}\nc\nd\n", jinja2: true, errLine: 2, errHas: "if"},
 		{name: "unclosed if with dashes", src: "a\nb\n{%- if flag -%}\nb\nc\n", jinja2: true, errLine: 3, errHas: "if"},
 		{name: "unclosed for inside a closed if", src: "{% if flag %}\n{% for x in [1] %}\n{{ x }}\n{% endif %}\n", jinja2: true, errLine: 2},
