@@ -110,6 +110,13 @@ func (r *runner) publishRun(ctx context.Context) int {
 		return ExitUsage
 	}
 	pr, err := r.pullOfRun(ctx, client, wr)
+	if errors.Is(err, errNoPull) {
+		// The pull request was closed or got a newer push, whose own run
+		// publishes: nothing to do.
+		r.gha.Noticef("%s", err)
+		r.writeSummary("## template-verify\n\nNothing was published: " + summaryLine(err.Error()) + "\n")
+		return ExitPass
+	}
 	if err != nil {
 		r.gha.Errorf("%s", err)
 		return ExitFail
@@ -184,6 +191,9 @@ func (r *runner) readReport(wr WorkflowRun) (*report.Report, error) {
 	return rep, nil
 }
 
+// errNoPull: no open pull request has the run's head commit.
+var errNoPull = errors.New("nothing to publish on")
+
 // pullOfRun finds the open pull request whose head is the run's head
 // commit: one the event lists, else one GitHub lists for the commit (the
 // event lists none for a fork). The pull request is read from the API and
@@ -209,7 +219,7 @@ func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr Workfl
 			return pr, nil
 		}
 	}
-	return nil, fmt.Errorf("no open pull request of %s/%s has the head commit %s of the workflow run %d: nothing to publish on", r.owner, r.repo, wr.HeadSHA, wr.ID)
+	return nil, fmt.Errorf("%w: no open pull request of %s/%s has the head commit %s of the workflow run %d", errNoPull, r.owner, r.repo, wr.HeadSHA, wr.ID)
 }
 
 // publisherGate reads the gated branches at the pull request's base
