@@ -105,11 +105,12 @@ func result(res checks.Result, rows []Row, release, into string) checks.Result {
 		}
 		if lvl != "" {
 			what := fmt.Sprintf("Pull request #%d", r.PR)
+			msg := fmt.Sprintf("%s (%s, merged as %s): %s.", what, oneLine(r.Subject), short(r.Commit), r.Detail)
 			if r.PR == 0 {
 				what = "Commit " + short(r.Commit)
+				msg = fmt.Sprintf("%s (%s): %s.", what, oneLine(r.Subject), r.Detail)
 			}
-			res.Findings = append(res.Findings, checks.Finding{Level: lvl, Title: fmt.Sprintf("%s: %s", what, r.Status),
-				Message: fmt.Sprintf("%s (%s, merged as %s): %s.", what, oneLine(r.Subject), short(r.Commit), r.Detail)})
+			res.Findings = append(res.Findings, checks.Finding{Level: lvl, Title: fmt.Sprintf("%s: %s", what, r.Status), Message: msg})
 		}
 	}
 	res.Tables = append(res.Tables, checks.Table{Title: fmt.Sprintf("Pull requests merged into %s since it left %s", release, into), Header: Header, Rows: Table(rows)})
@@ -132,7 +133,11 @@ func result(res checks.Result, rows []Row, release, into string) checks.Result {
 			res.Title = "The merged pull request is verified green at the head it merged"
 		}
 	}
-	res.Summary = fmt.Sprintf("%s has %d merged pull requests since it left %s; %d are verified green at the head they merged.", code(release), prs, code(into), good)
+	verb := "are"
+	if good == 1 {
+		verb = "is"
+	}
+	res.Summary = fmt.Sprintf("%s has %d merged pull requests since it left %s; %d %s verified green at the head they merged.", code(release), prs, code(into), good, verb)
 	return res
 }
 

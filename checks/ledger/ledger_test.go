@@ -14,6 +14,7 @@ import (
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 	"github.com/formula-code/template-verify/plan"
+	"github.com/formula-code/template-verify/report"
 )
 
 const (
@@ -140,6 +141,16 @@ func TestLedgerOverGitHub(t *testing.T) {
 	}
 	if !strings.Contains(rows[2][5], "verified on "+h.other[3][:7]+", but "+h.heads[3][:7]+" was merged") {
 		t.Errorf("row of #3: %v", rows[2])
+	}
+	// The comment shows the ledger as a table.
+	md, err := (&report.Report{Repo: "datasmith", Base: p.Base, Head: p.Head, MergeBase: p.MergeBase, Results: []checks.Result{res}, Overall: res.Conclusion}).Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Pull requests merged into release/template-v1 since it left main", "| PR | Merge | Merged head | Verification | Result | Note |", "verified on " + h.other[3][:7] + ", but " + h.heads[3][:7] + " was merged"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("the comment lacks %q:\n%s", s, md)
+		}
 	}
 	levels := map[checks.Level]int{}
 	for _, f := range res.Findings {
