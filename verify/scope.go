@@ -205,7 +205,7 @@ func unionMatrix(head map[string][]any, vars map[string]any, base map[string][]a
 
 func sameSelection(a, b *config.Group) bool {
 	return strings.TrimSuffix(a.Root, "/") == strings.TrimSuffix(b.Root, "/") &&
-		slices.Equal(a.Exclude, b.Exclude) && slices.Equal(globs(a), globs(b))
+		slices.Equal(a.Exclude, b.Exclude) && slices.Equal(a.Copy, b.Copy) && slices.Equal(globs(a), globs(b))
 }
 
 func globs(g *config.Group) []string {
@@ -231,6 +231,7 @@ func scopeChanges(base, head *config.Config) []string {
 			out = append(out, fmt.Sprintf("group `%s`: root `%s` moves to `%s`", bg.Name, bg.Root, hg.Root))
 		}
 		out = append(out, listChange(bg.Name, "exclude", bg.Exclude, hg.Exclude)...)
+		out = append(out, listChange(bg.Name, "copy", bg.Copy, hg.Copy)...)
 		out = append(out, listChange(bg.Name, "templates", globs(&bg), globs(hg))...)
 	}
 	for _, hg := range head.Groups {
