@@ -93,3 +93,25 @@ func TestDescriptionIsThePullRequestBody(t *testing.T) {
 		t.Errorf("Description %q", h.lastOpt.Description)
 	}
 }
+
+// A link in place of the report folder is not followed: the report is
+// not written, and the output is empty.
+func TestReportFolderLinkIsNotFollowed(t *testing.T) {
+	h := stubHarness(t, nil, restorePasses)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(h.env["RUNNER_TEMP"], ReportDir)); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run(); code != ExitPass {
+		t.Fatalf("exit %d\n%s", code, h.stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, ReportName)); err == nil {
+		t.Error("the report was written through the link")
+	}
+	if got, ok := h.outputs()["report-json"]; !ok || got != "" {
+		t.Errorf("report-json %q (set: %v), want empty", got, ok)
+	}
+	if !strings.Contains(h.stdout.String(), "The JSON report was not written") {
+		t.Errorf("no warning:\n%s", h.stdout.String())
+	}
+}

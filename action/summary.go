@@ -93,6 +93,9 @@ func (r *runner) writeReport(data []byte) (string, error) {
 	if err := os.MkdirAll(local, 0o755); err != nil {
 		return "", fmt.Errorf("make the report folder: %w", err)
 	}
+	if st, err := os.Lstat(local); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("the report folder %s is not a folder (a link?)", local)
+	}
 	file := filepath.Join(local, ReportName)
 	// A new file: never write through a link that was there.
 	if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
