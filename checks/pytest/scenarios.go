@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/internal/safefile"
@@ -83,6 +84,7 @@ func runScenarios(ctx context.Context, spec runnerSpec, dir string, list []scena
 	results := make([]scenarioResult, len(list))
 	sem := make(chan struct{}, max(1, runtime.NumCPU()))
 	var wg sync.WaitGroup
+	checks.AddWork(ctx, len(list), "runner scenarios")
 	for i, s := range list {
 		wg.Add(1)
 		go func() {
@@ -90,6 +92,7 @@ func runScenarios(ctx context.Context, spec runnerSpec, dir string, list []scena
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			results[i] = runScenario(ctx, spec, filepath.Join(dir, fmt.Sprintf("s%02d-%s", i, s.Name)), baseDir, base, s)
+			checks.WorkDone(ctx, 1)
 		}()
 	}
 	wg.Wait()
