@@ -52,7 +52,7 @@ var commands = []command{
 		name:    "action",
 		summary: "Run as the GitHub Action; reads GITHUB_* and INPUT_* variables, takes no arguments.",
 		usage:   "action",
-		example: "INPUT_FAIL-ON=failure template-verify action   # as action.yml runs it",
+		example: "env INPUT_CONFIG=.github/template-verify.yml GITHUB_EVENT_PATH=event.json GITHUB_WORKSPACE=. template-verify action",
 		run:     cmdAction,
 	},
 	{
