@@ -239,3 +239,29 @@ func TestParseReportRoundTrip(t *testing.T) {
 		t.Errorf("report read back: %+v", got)
 	}
 }
+
+// The report input belongs to workflow_run, and workflow_run needs it: a
+// mix-up is a usage error that names the input, not a silent run.
+func TestReportInputAndEventMustMatch(t *testing.T) {
+	for _, tc := range []struct {
+		name, event, report, want string
+	}{
+		{"report on pull_request", "pull_request", artifactAt, "the Action publishes a report only on workflow_run"},
+		{"workflow_run without report", "workflow_run", "", "input report is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := publishHarness(t, func(head string) []byte { return reportJSON(t, head, restorePasses) })
+			h.env["GITHUB_EVENT_NAME"], h.env["INPUT_REPORT"] = tc.event, tc.report
+			if tc.event == "pull_request" {
+				dir, base, head := smallRepo(t)
+				h.env["GITHUB_WORKSPACE"], h.env["GITHUB_EVENT_PATH"] = dir, event(t, base, head, nil)
+			}
+			if code := h.run(); code != ExitUsage {
+				t.Fatalf("exit %d, want %d\n%s", code, ExitUsage, h.stdout.String())
+			}
+			if !strings.Contains(h.stdout.String(), tc.want) || len(h.srv.CheckRuns()) != 0 {
+				t.Errorf("want %q and no check run:\n%s", tc.want, h.stdout.String())
+			}
+		})
+	}
+}
