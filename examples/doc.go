@@ -18,6 +18,14 @@
 // and its pull request targets that branch (Built.BaseOf, BaseBranchOf),
 // as prompt-on-failing-base targets bad-restore-spaces.
 //
+// Some heads are not made by Build: the tests that use them build them on
+// a copy of the example (heads_test.go, taint_test.go), honoring .from and
+// .base. copied-helper adds a helper the config lists under copy:;
+// config-added adds the config file to without-config, which removes it.
+// Their patches hold the whole config file, so a change to the base config
+// means writing them again ("git diff main without-config", and "git diff
+// without-config good" for config-added, whose tree is the good head's).
+//
 // In the base tree, files whose names end in ".sh" are executable (mode
 // 100755) in git; every other file is 100644. embed.FS keeps no modes, so
 // the rule is by suffix; a patch carries its own modes. To change a head,
