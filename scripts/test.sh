@@ -14,5 +14,7 @@ echo "== go vet"
 go vet ./...
 echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+echo "== actionlint"
+bash .github/actionlint.sh
 echo "== go test -race"
 go test -race -count=1 -timeout 20m ./... 2>&1 | tee /tmp/template-verify-test.log
