@@ -178,7 +178,8 @@ func (c *Check) one(ctx context.Context, in *checks.Input, a changedArchive, mas
 	}
 	o.findings = append(o.findings, bad...)
 	if d.ShellCut > 0 {
-		o.notes = append(o.notes, fmt.Sprintf("%s: %d more changed shell members were not checked with bash -n (the limit is %d).", a.Path, d.ShellCut, MaxShell))
+		o.findings = append(o.findings, checks.Finding{Path: a.Path, Level: checks.LevelWarning, Title: "Shell members not checked with bash -n",
+			Message: fmt.Sprintf("%s not checked with bash -n: the limits are %d members, 256 MB in all, and %d bytes per member (archive.max_diff_bytes).", verb(d.ShellCut, "changed shell member was", "changed shell members were"), MaxShell, cfg.MaxDiff())})
 	}
 	o.summary = summaryOf(a, d, added, ran, len(bad))
 	cmd := fmt.Sprintf("template-verify run --base %s --head %s --only archive", short(p.MergeBase), short(p.Head))

@@ -36,6 +36,12 @@ const maxListed = 20
 // maxGroups is how many distinct diffs keep an example; more are counted.
 const maxGroups = 50
 
+// maxExample is the longest example diff kept per group.
+const maxExample = 64 << 10
+
+// maxShellBytes bounds the bytes of shell members written for bash -n.
+const maxShellBytes = 256 << 20
+
 // diffContext is the context lines of a member diff (seed 003 shows one).
 const diffContext = 1
 
@@ -118,6 +124,7 @@ type Diff struct {
 	Shell         []ShellFile
 	ShellCut      int
 	groupIndex    map[string]*Group
+	shellBytes    int64
 	pairs         [][2]int // (base index, head index) of matched members
 }
 
@@ -321,7 +328,7 @@ func (d *Diff) compare(b, h *member, opt Options) error {
 	d.ChangedByName[path.Base(display(b.Name))]++
 	if !b.HasData || !h.HasData {
 		d.Large++
-		return nil
+		return d.shell(b, h, opt) // counted as not checked when it is too large
 	}
 	if !isText(b.Data) || !isText(h.Data) {
 		d.Binary++
@@ -345,9 +352,14 @@ func (d *Diff) group(name, diff string, masks []Mask) {
 			body = rest
 		}
 	}
-	key := hunkHeader.ReplaceAllString(body, "@@")
+	masked := hunkHeader.ReplaceAllString(body, "@@")
 	for _, m := range masks {
-		key = m.Re.ReplaceAllString(key, m.Replace)
+		masked = m.Re.ReplaceAllString(masked, m.Replace)
+	}
+	sum := sha256.Sum256([]byte(masked)) // the key: memory does not grow with the diffs
+	key := string(sum[:])
+	if len(diff) > maxExample {
+		diff = diff[:maxExample] + fmt.Sprintf("\n(the diff is cut at %d bytes)\n", maxExample)
 	}
 	if g, ok := d.groupIndex[key]; ok {
 		g.Count++
@@ -404,10 +416,11 @@ func (d *Diff) shell(b, h *member, opt Options) error {
 	if !isText(h.Data) || !isShell(display(h.Name), h.Data) {
 		return nil
 	}
-	if len(d.Shell) >= opt.MaxShell {
+	if len(d.Shell) >= opt.MaxShell || d.shellBytes+int64(len(h.Data)) > maxShellBytes {
 		d.ShellCut++
 		return nil
 	}
+	d.shellBytes += int64(len(h.Data))
 	f := ShellFile{Member: display(h.Name), File: fmt.Sprintf("%06d.sh", len(d.Shell)), HasBase: b != nil && b.HasData}
 	if err := os.WriteFile(filepath.Join(opt.ShellDir, "head", f.File), h.Data, 0o644); err != nil {
 		return fmt.Errorf("write a shell member for bash -n: %w", err)

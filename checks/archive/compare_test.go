@@ -167,3 +167,25 @@ func TestIsShell(t *testing.T) {
 		}
 	}
 }
+
+// A changed shell member larger than MaxDiff is not kept, and is counted
+// as not checked with bash -n (never silently passed).
+func TestCompareCountsShellMembersNotChecked(t *testing.T) {
+	dir := t.TempDir()
+	if err := makeShellDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		maxDiff      int64
+		written, cut int
+	}{{1 << 20, 3, 0}, {100, 0, 3}} {
+		d, err := Compare(bytes.NewReader(makeTar(t, dataset(3, 1, 1, false), false)), bytes.NewReader(makeTar(t, dataset(3, 1, 1, true), false)),
+			Options{MaxDiff: tt.maxDiff, ShellDir: dir, MaxShell: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Shell) != tt.written || d.ShellCut != tt.cut {
+			t.Errorf("max_diff %d: %d written, %d cut; want %d, %d", tt.maxDiff, len(d.Shell), d.ShellCut, tt.written, tt.cut)
+		}
+	}
+}
