@@ -505,12 +505,19 @@ func others(s side, ls []lack) string {
 	return strings.Join(names, " and ") + " have"
 }
 
+// maxListed bounds the items listed per copy in a finding.
+const maxListed = 50
+
 // details is the symmetric difference for one copy, one item a line,
 // with the file and line where the other copy has it.
 func details(s side, i int, ls []lack) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s lacks:\n", where(s.states[i]))
-	for _, l := range ls {
+	for k, l := range ls {
+		if k == maxListed {
+			fmt.Fprintf(&b, "  and %d more\n", len(ls)-k)
+			break
+		}
 		at := s.states[l.from].path
 		if l.line > 0 {
 			at = fmt.Sprintf("%s:%d", at, l.line)

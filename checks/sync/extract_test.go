@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +244,25 @@ func TestBashArrayHostileScript(t *testing.T) {
 		t.Errorf("%d parses, want at most %d", parses, limit)
 	}
 	t.Logf("20000 lines: %d parses in %s", parses, time.Since(start))
+}
+
+// TestPythonListLargeList reads a list of 200,000 strings; the line of
+// each item is found by binary search (counting the newlines from the
+// start for each item took quadratic time).
+func TestPythonListLargeList(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("P = [\n")
+	for i := 0; i < 200000; i++ {
+		b.WriteString("    'item" + strconv.Itoa(i) + "',\n")
+	}
+	b.WriteString("]\n")
+	start := time.Now()
+	got, err := PythonList(b.String(), "P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 200000 || got[199999].Line != 200001 || got[199999].Value != "item199999" {
+		t.Errorf("got %d items, last %+v", len(got), got[len(got)-1])
+	}
+	t.Logf("200,000 items in %s", time.Since(start))
 }

@@ -3,6 +3,7 @@ package synccheck
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,10 +20,11 @@ func PythonList(src, name string) ([]Item, error) {
 	var lastErr error
 	found := false
 	depth, lineStart := 0, true
+	nl := newlines(src)
 	for i := 0; i < len(src); {
 		if lineStart && depth == 0 {
 			if m := re.FindStringIndex(src[i:]); m != nil && !strings.HasPrefix(src[i+m[1]:], "=") {
-				p := &pyReader{src: src, pos: i + m[1]}
+				p := &pyReader{src: src, pos: i + m[1], nl: nl}
 				items, lastErr = p.collection()
 				found = true
 			}
@@ -35,7 +37,7 @@ func PythonList(src, name string) ([]Item, error) {
 			}
 			continue
 		case '\'', '"':
-			p := &pyReader{src: src, pos: i}
+			p := &pyReader{src: src, pos: i, nl: nl}
 			if _, err := p.oneString(false); err != nil {
 				return nil, err
 			}
@@ -71,9 +73,29 @@ func PythonList(src, name string) ([]Item, error) {
 type pyReader struct {
 	src string
 	pos int
+	// nl holds the offsets of the newlines of src, made at the first call
+	// of line: counting from the start each time is quadratic.
+	nl []int
 }
 
-func (p *pyReader) line(at int) int { return strings.Count(p.src[:at], "\n") + 1 }
+// newlines returns the offsets of the newlines of src.
+func newlines(src string) []int {
+	nl := []int{}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			nl = append(nl, i)
+		}
+	}
+	return nl
+}
+
+func (p *pyReader) line(at int) int {
+	if p.nl == nil {
+		p.nl = newlines(p.src)
+	}
+	n, _ := slices.BinarySearch(p.nl, at)
+	return n + 1
+}
 
 func (p *pyReader) errorf(format string, args ...any) error {
 	return fmt.Errorf("line %d: "+format, append([]any{p.line(min(p.pos, len(p.src)))}, args...)...)
@@ -151,7 +173,7 @@ func (p *pyReader) oneString(decode bool) (string, error) {
 	}
 	q := p.src[p.pos]
 	triple := strings.HasPrefix(p.src[p.pos:], strings.Repeat(string(q), 3))
-	start := p.line(p.pos)
+	start := p.pos // its line is counted only for an error
 	if triple {
 		p.pos += 3
 	} else {
@@ -169,7 +191,7 @@ func (p *pyReader) oneString(decode bool) (string, error) {
 			}
 			return b.String(), nil
 		case c == '\n' && !triple:
-			return "", fmt.Errorf("line %d: the string does not end on its line", start)
+			return "", fmt.Errorf("line %d: the string does not end on its line", p.line(start))
 		case c == '\\' && p.pos+1 < len(p.src):
 			if raw {
 				b.WriteString(p.src[p.pos : p.pos+2])
@@ -184,7 +206,7 @@ func (p *pyReader) oneString(decode bool) (string, error) {
 		b.WriteByte(c)
 		p.pos++
 	}
-	return "", fmt.Errorf("line %d: the string does not end", start)
+	return "", fmt.Errorf("line %d: the string does not end", p.line(start))
 }
 
 // unescapePy decodes the escape at the start of s (which starts with a
