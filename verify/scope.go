@@ -102,7 +102,8 @@ func widenMatrices(eff, base *config.Config) []string {
 			t := &g.Templates[j]
 			for _, bt := range bg.Templates {
 				if bt.Path == t.Path {
-					vars := maps.Clone(g.Vars)
+					vars := map[string]any{} // g.Vars is nil in a group without vars
+					maps.Copy(vars, g.Vars)
 					maps.Copy(vars, t.Vars)
 					t.Matrix, dropped = unionMatrix(t.Matrix, vars, bt.Matrix, fmt.Sprintf("%s, template `%s`", where, t.Path), dropped)
 				}
@@ -155,6 +156,12 @@ func widenSuites(eff, base *config.Config, atHead func(string) bool) []string {
 	for _, bs := range base.Pytest.Suites {
 		i := slices.IndexFunc(py.Suites, func(s config.Suite) bool { return s.Name == bs.Name })
 		if i < 0 {
+			// A file the head does not have was never run by the base
+			// either (the defaults' tests/docker in a repository without
+			// one) or the diff shows its removal.
+			if bs.Files = slices.DeleteFunc(slices.Clone(bs.Files), func(f string) bool { return !atHead(f) }); len(bs.Files) == 0 {
+				continue
+			}
 			py.Suites = append(py.Suites, bs)
 			dropped = append(dropped, fmt.Sprintf("pytest suite `%s` is dropped", bs.Name))
 			continue
