@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/ledger"
 )
@@ -52,4 +54,11 @@ func LedgerVerify(ctx context.Context, repo, base, head string) (string, error) 
 		}
 	}
 	return "success", nil
+}
+
+// ChecksWithGitHubLedger is ChecksWithLedger over GitHub's API: the check
+// runs of owner/repo through client (the Action's token client or an App
+// installation client; it needs checks: read and pull_requests: read).
+func ChecksWithGitHubLedger(client *github.Client, owner, repo, baseRef, headRef string) func() []checks.Check {
+	return ChecksWithLedger(&ledger.GitHub{Client: client, Owner: owner, Repo: repo}, baseRef, headRef)
 }
