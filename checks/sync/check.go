@@ -191,17 +191,20 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	return res
 }
 
-// HasWork reports whether the change touches a copy of a sync group when
-// no template changed (a copy in a plain file, such as the grader's list),
-// so that the verification runs this check.
-func (*Check) HasWork(p *plan.Plan, cfg *config.Config) bool {
-	if cfg == nil || cfg.Sync == nil {
-		return false
-	}
+// HasWork reports whether the change touches a copy of a sync group of
+// the base's or the head's configuration when no template changed (a copy
+// in a plain file, such as the grader's list), so that the verification
+// runs this check.
+func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
 	touched := touchedPlan(p)
-	for _, g := range cfg.Sync.Groups {
-		if triggered(cfg, g, touched) {
-			return true
+	for _, cfg := range []*config.Config{base, head} {
+		if cfg == nil || cfg.Sync == nil {
+			continue
+		}
+		for _, g := range cfg.Sync.Groups {
+			if triggered(cfg, g, touched) {
+				return true
+			}
 		}
 	}
 	return false
