@@ -25,6 +25,9 @@ type Gate struct {
 	// base. The gate then applies whatever the branch: an unknown policy
 	// fails closed.
 	PolicyErr error
+	// Untrusted is set when pull-request code made the results (a fork's
+	// own job uploaded the report): the gate then never passes from them.
+	Untrusted *Untrusted
 }
 
 // Applies reports whether the gate applies to the base branch. It does
@@ -49,7 +52,7 @@ func (g Gate) branch() string { return strings.TrimPrefix(g.BaseRef, "refs/heads
 
 // GateOutcome is the conclusion and output of the gate check run.
 type GateOutcome struct {
-	Conclusion string // success, failure or skipped
+	Conclusion string // success, failure, skipped, or action_required (Gate.Untrusted)
 	Title      string
 	Summary    string
 }
@@ -58,7 +61,7 @@ type GateOutcome struct {
 // not run or was cancelled; it passes when every check passed or was
 // skipped. For a base branch that is not gated it is skipped.
 func GateOf(results []checks.Result, g Gate) GateOutcome {
-	out := gateOf(results, g)
+	out := g.distrust(gateOf(results, g))
 	if g.PolicyErr != nil {
 		out.Summary += "\n\nThe gate applies because template-verify could not read the gated branches at the base: " + prose(g.PolicyErr.Error())
 	}
