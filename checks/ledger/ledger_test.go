@@ -249,3 +249,44 @@ func TestLedgerEditedMerge(t *testing.T) {
 		t.Fatalf("rows %+v; want #7 edited merge", rows)
 	}
 }
+
+// A squash merge ("Title (#9)") has no merged head in the repository: the
+// API's record of the pull request's head gives it; without an API it is
+// missing, never verified.
+func TestLedgerSquashMerge(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"README.md": "main\n"})
+	r.Commit("main")
+	r.Git("checkout", "-q", "-b", release)
+	r.Write(map[string]string{"a.txt": "squashed\n"})
+	r.Commit("Restore test files (#9)")
+	entries, err := Entries(context.Background(), r.Repo, "main", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Kind != KindSquash || entries[0].PR != 9 {
+		t.Fatalf("entries %+v", entries)
+	}
+	s := fakegithub.New(t)
+	c := client(t, s)
+	prHead := "0123456789abcdef0123456789abcdef01234567"
+	s.AddPull(owner+"/"+repoName, fakegithub.Pull{Number: 9, HeadSHA: prHead, BaseRef: release, State: "closed"})
+	addRun(t, c, gate, prHead, "completed", "success")
+	tests := []struct {
+		name string
+		src  Source
+		want Status
+	}{
+		{"over GitHub", &GitHub{Client: c, Owner: owner, Repo: repoName}, Verified},
+		{"local", NewLocal(r.Dir(), gate, nil, entries), Missing},
+	}
+	for _, tt := range tests {
+		rows, err := Judge(context.Background(), tt.src, gate, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows[0].Status != tt.want {
+			t.Errorf("%s: %s (%s); want %s", tt.name, rows[0].Status, rows[0].Detail, tt.want)
+		}
+	}
+}
