@@ -130,6 +130,10 @@ func (r *runner) publishRun(ctx context.Context) int {
 		return ExitFail
 	}
 	gate := r.publisherGate(ctx, pr)
+	untrusted := r.forkRun(wr, pr)
+	if untrusted {
+		gate.Untrusted = forkGate
+	}
 	rep, rerr := r.readReport(wr)
 	if rerr != nil {
 		// No report, or one that is not of this run: the gate must not
@@ -153,16 +157,28 @@ func (r *runner) publishRun(ctx context.Context) int {
 		r.gha.Errorf("Publishing to GitHub failed: %s", err)
 		return ExitFail
 	}
-	if _, err := r.runs.Complete(ctx, rep, gate); err != nil {
+	shown := rep
+	if untrusted {
+		shown = markForkResults(rep)
+	}
+	if _, err := r.runs.Complete(ctx, shown, gate); err != nil {
 		r.errs = append(r.errs, err)
 	}
 	r.ev.Number = pr.GetNumber()
-	r.comment(ctx, rep)
+	if untrusted {
+		r.forkComment(ctx, rep)
+	} else {
+		r.comment(ctx, rep)
+	}
 	for _, err := range r.errs {
 		r.gha.Errorf("Publishing to GitHub failed: %s", err)
 	}
-	r.writeSummary(fmt.Sprintf("## template-verify\n\nPublished the report of %s on pull request #%d (commit `%s`): %s.\n",
-		wr.HTMLURL, pr.GetNumber(), wr.HeadSHA, report.Word(rep.Overall)))
+	trust := ""
+	if untrusted {
+		trust = "\n" + forkReportNote + " The gate does not pass from it.\n"
+	}
+	r.writeSummary(fmt.Sprintf("## template-verify\n\nPublished the report of %s on pull request #%d (commit `%s`): %s.\n%s",
+		wr.HTMLURL, pr.GetNumber(), wr.HeadSHA, report.Word(rep.Overall), trust))
 	r.setOutput("conclusion", string(rep.Overall))
 	if len(r.errs) > 0 {
 		return ExitFail
