@@ -73,6 +73,7 @@ func TestNames(t *testing.T) {
 		want             checks.Conclusion
 		wantText         []string
 		wantNoFindings   bool
+		wantNote         string
 	}{
 		{name: "the change reads a name no variable set defines",
 			head:     map[string]string{"prompts/final.md.j2": prompt + "\nRULE: edits to {{ protected_paths }} are discarded.\n"},
@@ -118,6 +119,9 @@ func TestNames(t *testing.T) {
 		{name: "a template Jinja2 cannot parse is left to the render check",
 			head: map[string]string{"prompts/final.md.j2": "{% if %}\n"},
 			want: checks.NotRun, wantNoFindings: true},
+		{name: "an include by a computed name is a note",
+			head: map[string]string{"prompts/final.md.j2": prompt + "{% include repo_description ~ '.inc' %}\n"},
+			want: checks.Success, wantNoFindings: true, wantNote: "includes a template whose name is computed at render time"},
 		{name: "an include cycle ends",
 			base: map[string]string{"prompts/loop.inc": "{% include 'final.md.j2' %}{{ cycle_name }}\n"},
 			head: map[string]string{"prompts/final.md.j2": prompt + "{% if false %}{% include 'loop.inc' %}{% endif %}\n"},
@@ -152,6 +156,9 @@ func TestNames(t *testing.T) {
 			}
 			if tt.wantNoFindings && len(res.Findings) > 0 {
 				t.Errorf("findings, want none:\n%s", text)
+			}
+			if tt.wantNote != "" && !strings.Contains(strings.Join(res.Notes, "\n"), tt.wantNote) {
+				t.Errorf("notes lack %q: %q", tt.wantNote, res.Notes)
 			}
 			for _, w := range tt.wantText {
 				if !strings.Contains(text, w) {
