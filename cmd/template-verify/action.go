@@ -12,8 +12,16 @@ import (
 const actionUsage = `Usage: template-verify action
 
 Runs as the GitHub Action (see action.yml). It takes no arguments: it reads
-the inputs from INPUT_* variables, the pull_request event from
-GITHUB_EVENT_PATH, and the checkout from GITHUB_WORKSPACE.
+the inputs from INPUT_* variables, the event named by GITHUB_EVENT_NAME from
+GITHUB_EVENT_PATH, and the checkout from GITHUB_WORKSPACE. The events:
+
+  pull_request   verifies the pull request and publishes the check runs, the
+                 gate and the comment (from a fork, whose token can only
+                 read: the job summary and a report for the publisher)
+  merge_group    verifies the merge queue's head commit; no comment
+  workflow_run   publishes the report artifact (input report) of a fork's
+                 pull_request run; the fork's own report can fail the gate
+                 but never pass it
 
 Exit status: 0 passed, 1 a conclusion in fail-on or publishing failed,
 2 bad input (environment, event file, inputs or configuration).
