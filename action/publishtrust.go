@@ -24,7 +24,7 @@ var forkGate = &publish.Untrusted{
 	Summary: forkReportNote + "\n\n" +
 		"A failing report fails the gate, but a passing one cannot pass it. To get a verdict that can, a maintainer reads the change first, then either " +
 		"comments `/template-verify` on the pull request (where the template-verify App is installed, it verifies the pull request itself and publishes the gate), " +
-		"or re-runs the verification in a trusted workflow: one whose workflow file comes from the base repository, not from the pull request.",
+		"or re-runs the verification in a trusted workflow: one whose workflow file a maintainer has read, not one the fork can change.",
 }
 
 // forkRun reports whether pull-request code made the report: the run's
