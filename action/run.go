@@ -66,6 +66,10 @@ type runner struct {
 	pub  *publish.Publisher
 	runs *publish.Runs
 	errs []error // publishing errors
+	// apiLedger: the checks are the defaults, so the release ledger may
+	// read the gate runs of merged pull requests through the API once a
+	// client exists.
+	apiLedger bool
 }
 
 // Run runs the Action and returns its exit code. It never panics on bad
@@ -80,7 +84,8 @@ func Run(ctx context.Context, o Options) int {
 	if o.Verify == nil {
 		o.Verify = verify.Run
 	}
-	if o.Checks == nil {
+	apiLedger := o.Checks == nil
+	if apiLedger {
 		o.Checks = verify.DefaultChecks
 	}
 	if o.Clock == nil {
@@ -91,6 +96,8 @@ func Run(ctx context.Context, o Options) int {
 		out: o.Stdout,
 		gha: githubactions.New(githubactions.WithGetenv(o.Getenv), githubactions.WithWriter(o.Stdout)),
 		log: slog.New(slog.NewTextHandler(o.Stdout, &slog.HandlerOptions{Level: slog.LevelInfo})),
+
+		apiLedger: apiLedger,
 	}
 	return r.run(ctx)
 }
@@ -285,6 +292,9 @@ func (r *runner) start(ctx context.Context) {
 		r.errs = append(r.errs, err)
 		r.readOnly = "The GitHub API URL is not valid, so the Action cannot write to GitHub."
 		return
+	}
+	if r.apiLedger {
+		r.o.Checks = verify.ChecksWithGitHubLedger(client, r.owner, r.repo, r.ev.BaseRef, r.ev.HeadRef)
 	}
 	r.pub, err = publish.New(publish.Target{
 		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: r.ev.HeadSHA, PR: r.ev.Number,

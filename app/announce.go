@@ -169,7 +169,7 @@ func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) erro
 	if j.HeadSHA != "" && j.HeadSHA != head {
 		return drop("%s is no longer the head of #%d", short(j.HeadSHA), j.PR)
 	}
-	j.HeadSHA, j.BaseSHA, j.BaseRef = head, p.GetBase().GetSHA(), p.GetBase().GetRef()
+	j.HeadSHA, j.BaseSHA, j.BaseRef, j.HeadRef = head, p.GetBase().GetSHA(), p.GetBase().GetRef(), p.GetHead().GetRef()
 	j.Author, j.Body = p.GetUser().GetLogin(), p.GetBody()
 	j.Fork = !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), j.FullName())
 	return nil

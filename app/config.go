@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formula-code/template-verify/checks"
 	"log/slog"
 	"net/http"
 	"time"
@@ -33,6 +34,10 @@ type VerifyInput struct {
 	Log      *slog.Logger
 	// Description is the pull request's body (verify.Options.Description).
 	Description string
+	// Checks builds the checks; nil: verify.DefaultChecks. The worker
+	// passes the defaults with a release ledger that reads the gate runs
+	// of merged pull requests through the installation's client.
+	Checks func() []checks.Check
 }
 
 // VerifyFunc runs one verification. The default runs verify.Run.

@@ -171,6 +171,7 @@ func (j *Job) fromPull(p payload) (*Job, error) {
 
 func (j *Job) setPull(pr payloadPull, base *payloadRepo) {
 	j.PR, j.HeadSHA, j.BaseSHA, j.BaseRef, j.Author = pr.Number, pr.Head.SHA, pr.Base.SHA, pr.Base.Ref, pr.User.Login
+	j.HeadRef = pr.Head.Ref
 	j.Body = pr.Body
 	j.Fork = isFork(pr.Head.Repo, base)
 }
@@ -193,7 +194,7 @@ func (j *Job) fromSHA(sha string, prs []payloadPull, repo *payloadRepo) (*Job, e
 	j.HeadSHA = sha
 	if len(prs) > 0 && prs[0].Number > 0 {
 		j.PR = prs[0].Number
-		j.BaseSHA, j.BaseRef = prs[0].Base.SHA, prs[0].Base.Ref
+		j.BaseSHA, j.BaseRef, j.HeadRef = prs[0].Base.SHA, prs[0].Base.Ref, prs[0].Head.Ref
 	}
 	return j, nil
 }

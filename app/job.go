@@ -35,8 +35,11 @@ type Job struct {
 	HeadSHA      string `json:"head_sha"`
 	BaseSHA      string `json:"base_sha"`
 	BaseRef      string `json:"base_ref"`
-	Fork         bool   `json:"fork"`
-	Author       string `json:"author"`
+	// HeadRef is the pull request's head branch (the release ledger
+	// applies to a release branch merging into main).
+	HeadRef string `json:"head_ref,omitempty"`
+	Fork    bool   `json:"fork"`
+	Author  string `json:"author"`
 	// Body is the pull request's description, for the description check.
 	Body   string `json:"body,omitempty"`
 	Sender string `json:"sender"`

@@ -19,7 +19,7 @@ import (
 func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) {
 	return verify.Run(ctx, verify.Options{
 		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName, Log: in.Log,
-		Description: in.Description,
+		Description: in.Description, Checks: in.Checks,
 	})
 }
 
@@ -201,7 +201,10 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 	if err := s.store.Put(j); err != nil {
 		return runs, nil, err
 	}
-	rep, err := s.safeVerify(ctx, VerifyInput{Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body})
+	rep, err := s.safeVerify(ctx, VerifyInput{
+		Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
+		Checks: verify.ChecksWithGitHubLedger(in.client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
+	})
 	if err != nil {
 		return runs, nil, fmt.Errorf("verify: %w", err)
 	}
