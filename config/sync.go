@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Sync configures the sync check: groups of copies of one list or text that
@@ -117,6 +120,13 @@ func (c *Config) validateSync(fail func(msg string, keyPath ...string) error) er
 			at := []string{"sync", "groups", gi, "copies", strconv.Itoa(j)}
 			if cp.Path == "" {
 				return fail(fmt.Sprintf("a copy of sync group %q needs a path", g.Name), at...)
+			}
+			file := cp.Path
+			if _, rel, ok := strings.Cut(cp.Path, ":"); ok {
+				file = rel
+			}
+			if file != path.Clean(file) || file == "." || !filepath.IsLocal(file) {
+				return fail(fmt.Sprintf("copy %s of sync group %q: the path is not a clean relative file path", cp.Path, g.Name), append(at, "path")...)
 			}
 			n := 0
 			for _, set := range []bool{cp.Bash != "", cp.Python != "", cp.JinjaDefault != "", cp.Between != nil} {

@@ -30,6 +30,14 @@ func TestSyncAndNamesBlocks(t *testing.T) {
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, between: {start: '^#', end: '('}}\n        - {path: b.py, python: P}\n"},
 		{name: "unknown key", wantErr: "field extractor not found",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, extractor: x}\n        - {path: b.py, python: P}\n"},
+		{name: "the whole repository", wantErr: "is not a clean relative file path",
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: ., bash: arr}\n        - {path: b.py, python: P}\n"},
+		{name: "outside", wantErr: "is not a clean relative file path",
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: ../x.sh, bash: arr}\n        - {path: b.py, python: P}\n"},
+		{name: "absolute", wantErr: "is not a clean relative file path",
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: /etc/x.sh, bash: arr}\n        - {path: b.py, python: P}\n"},
+		{name: "not clean", wantErr: "is not a clean relative file path",
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a//x.sh, bash: arr}\n        - {path: b.py, python: P}\n"},
 		{name: "bad ignore", wantErr: "names.ignore", yaml: "names: {ignore: ['1x']}\n"},
 	}
 	for _, tt := range tests {
