@@ -12,6 +12,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/plan"
 )
@@ -277,6 +278,18 @@ func (c *Check) read(ctx context.Context, in *checks.Input, r *jinja.Renderer, g
 	dir := repoPath
 	if g != nil {
 		dir = g.Root
+	}
+	if g == nil {
+		// A plain copy is one file: a folder would read every file under it.
+		entries, err := in.Plan.Trees.Repo.ListTree(ctx, rev, repoPath)
+		if err != nil {
+			st.broken = fmt.Sprintf("%s cannot be read: %v", repoPath, err)
+			return st
+		}
+		if len(entries) > 0 && !slices.ContainsFunc(entries, func(e gitx.Entry) bool { return e.Path == repoPath }) {
+			st.broken = fmt.Sprintf("%s is a folder, not a file", repoPath)
+			return st
+		}
 	}
 	files, err := in.Plan.Trees.Get(ctx, rev, dir)
 	if err != nil {
