@@ -137,6 +137,8 @@ func Default() *Config {
 			"render":  {2 * time.Minute},
 			"restore": {5 * time.Minute},
 			"pytest":  {30 * time.Minute},
+			"sync":    {2 * time.Minute},
+			"names":   {2 * time.Minute},
 		}},
 	}
 }
