@@ -49,6 +49,7 @@ func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*c
 			_, err := p.Trees.Repo.Run(ctx, "cat-file", "-e", p.Head+":"+file)
 			return err == nil
 		}
+		widenStrict(&eff, b)
 		moved := append(widenMatrices(&eff, b), widenSuites(&eff, b, atHead)...)
 		for _, d := range append(moved, widenRestore(&eff, b, head, atHead)...) {
 			if !slices.Contains(dropped, d) {
@@ -111,6 +112,21 @@ func widenMatrices(eff, base *config.Config) []string {
 		}
 	}
 	return dropped
+}
+
+// widenStrict keeps strict_undefined on in each group of eff whose group
+// of the same name or the same root in base has it: a head that turns it
+// off would render an undefined variable as nothing, where production
+// raises. scopeChanges lists the change.
+func widenStrict(eff, base *config.Config) {
+	for i := range eff.Groups {
+		g := &eff.Groups[i]
+		for _, bg := range base.Groups {
+			if bg.Jinja.StrictUndefined && (bg.Name == g.Name || strings.TrimSuffix(bg.Root, "/") == strings.TrimSuffix(g.Root, "/")) {
+				g.Jinja.StrictUndefined = true
+			}
+		}
+	}
 }
 
 // widenRestore keeps the restore check on the base's template while it is
@@ -223,9 +239,91 @@ func globs(g *config.Group) []string {
 	return out
 }
 
+// varsChanges lists how the head's group changes the variables its
+// templates are rendered with: the group's vars and matrix and those of
+// each template entry (an entry the base does not have starts from none),
+// by key. A matrix value the head drops is listed by widenMatrices, which
+// puts it back.
+func varsChanges(bg, hg *config.Group) []string {
+	where := fmt.Sprintf("group `%s`", hg.Name)
+	out := keyChanges(where+": vars", bg.Vars, hg.Vars)
+	out = append(out, matrixChanges(where+": matrix", bg.Matrix, hg.Matrix)...)
+	for _, ht := range hg.Templates {
+		var bt config.Template
+		if i := slices.IndexFunc(bg.Templates, func(t config.Template) bool { return t.Path == ht.Path }); i >= 0 {
+			bt = bg.Templates[i]
+		}
+		w := fmt.Sprintf("%s, template `%s`", where, ht.Path)
+		out = append(out, keyChanges(w+": vars", bt.Vars, ht.Vars)...)
+		out = append(out, matrixChanges(w+": matrix", bt.Matrix, ht.Matrix)...)
+	}
+	return out
+}
+
+// jinjaChanges lists the Jinja options the head's group changes.
+func jinjaChanges(bg, hg *config.Group) []string {
+	where := fmt.Sprintf("group `%s`: jinja ", hg.Name)
+	b, h := bg.Jinja, hg.Jinja
+	var out []string
+	for _, o := range []struct {
+		name       string
+		base, head bool
+	}{
+		{"strict_undefined", b.StrictUndefined, h.StrictUndefined},
+		{"keep_trailing_newline", b.KeepTrailingNewline, h.KeepTrailingNewline},
+		{"trim_blocks", b.TrimBlocks, h.TrimBlocks},
+		{"lstrip_blocks", b.LstripBlocks, h.LstripBlocks},
+		{"autoescape", b.Autoescape, h.Autoescape},
+	} {
+		out = append(out, changed(where+o.name, fmt.Sprint(o.base), fmt.Sprint(o.head))...)
+	}
+	return out
+}
+
+// keyChanges lists the keys the head adds to, changes in or drops from a
+// map of variables.
+func keyChanges(where string, base, head map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(head)) {
+		bv, ok := base[k]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s adds `%s`", where, k))
+		case !reflect.DeepEqual(bv, head[k]):
+			out = append(out, fmt.Sprintf("%s changes `%s`", where, k))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(base)) {
+		if _, ok := head[k]; !ok {
+			out = append(out, fmt.Sprintf("%s drops `%s`", where, k))
+		}
+	}
+	return out
+}
+
+// matrixChanges lists the matrix keys the head adds and the values it adds
+// to a key of the base.
+func matrixChanges(where string, base, head map[string][]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(head)) {
+		bv, ok := base[k]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s adds `%s`", where, k))
+			continue
+		}
+		for _, v := range head[k] {
+			if !slices.ContainsFunc(bv, func(b any) bool { return reflect.DeepEqual(b, v) }) {
+				out = append(out, fmt.Sprintf("%s: `%s` adds `%v`", where, k, v))
+			}
+		}
+	}
+	return out
+}
+
 // scopeChanges lists how the head's groups differ from the base's in what
 // they select: groups added or removed, roots moved, excludes and template
-// globs added or removed.
+// globs added or removed, and the variables their templates are rendered
+// with (varsChanges).
 func scopeChanges(base, head *config.Config) []string {
 	var out []string
 	for _, bg := range base.Groups {
@@ -240,6 +338,8 @@ func scopeChanges(base, head *config.Config) []string {
 		out = append(out, listChange(bg.Name, "exclude", bg.Exclude, hg.Exclude)...)
 		out = append(out, listChange(bg.Name, "copy", bg.Copy, hg.Copy)...)
 		out = append(out, listChange(bg.Name, "templates", globs(&bg), globs(hg))...)
+		out = append(out, varsChanges(&bg, hg)...)
+		out = append(out, jinjaChanges(&bg, hg)...)
 	}
 	for _, hg := range head.Groups {
 		if _, ok := base.Group(hg.Name); !ok {
@@ -250,6 +350,7 @@ func scopeChanges(base, head *config.Config) []string {
 		out = append(out, changed("restore: template", b.Template, h.Template)...)
 		out = append(out, changed("restore: command", b.Command, h.Command)...)
 		out = append(out, changed("restore: section", sectionOf(b), sectionOf(h))...)
+		out = append(out, keyChanges("restore: vars", b.Vars, h.Vars)...)
 	}
 	if b, h := base.Pytest, head.Pytest; b != nil && h != nil && b.Runner != nil && h.Runner != nil {
 		out = append(out, changed("pytest runner: template", b.Runner.Template, h.Runner.Template)...)
@@ -296,7 +397,7 @@ func scopeFinding(changes []string, added []plan.Template, source string) (*chec
 	for _, t := range added {
 		lines = append(lines, fmt.Sprintf("`%s` is selected by the base's configuration only: it is verified with the base's group `%s`", t.Path, strings.TrimSuffix(t.Group, baseGroupSuffix)))
 	}
-	msg := fmt.Sprintf("The head's %s changes what is verified. Every template that the base's or the head's configuration selects is verified, with every matrix value of either: ", source) +
+	msg := fmt.Sprintf("The head's %s changes what is verified. Every template that the base's or the head's configuration selects is verified, with every matrix value of either, and a template whose variables change is rendered with the base's variable sets as well: ", source) +
 		strings.Join(lines, "; ") + "."
 	f := &checks.Finding{
 		Path:    source,

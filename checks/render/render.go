@@ -53,6 +53,9 @@ type job struct {
 	base  side
 	head  side
 	shell bool
+	// baseVars is set for a variable set that only the base's
+	// configuration passes: what the PR changed in the variables.
+	baseVars string
 }
 
 // Run implements checks.Check.
@@ -218,8 +221,12 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 				Message: fmt.Sprintf("The matrix of this template makes more than %d variable sets; limits.var_sets allows %d (at most %d), so only the first %d were rendered.",
 					lim.VarSets, lim.VarSets, config.CeilingLimits.VarSets, lim.VarSets)})
 		}
-		for _, set := range sets {
+		extra, changed := baseVarSets(in, t, g, sets, lim.VarSets)
+		for i, set := range append(sets, extra...) {
 			j := &job{tmpl: t, group: g, entry: entry, set: set}
+			if i >= len(sets) {
+				j.baseVars = changed
+			}
 			if baseT != nil {
 				j.base = baseT.render(ctx, r, set.Vars, &kept)
 			}
@@ -344,6 +351,7 @@ func renderFindings(j *job, strict bool) []setFinding {
 		f := errFinding(j.head.err, path.Join(j.group.Root, j.tmpl.Rel))
 		f.Level = checks.LevelFailure
 		f.Title = "Render error at head"
+		baseVarsFinding(&f, j)
 		if j.tmpl.AtBase() && j.base.err != nil {
 			if sameError(j.base.err, j.head.err) {
 				f.Title = "Render error that fails before this change"
