@@ -236,7 +236,7 @@ func varSets(g *config.Group, rel string, over map[string]any) []map[string]any 
 		entries = []config.Template{{}}
 	}
 	var out []map[string]any
-	for _, t := range entries {
+	for _, t := range entries[:1] { // the first entry that matches gives the vars, as in the render check
 		for _, s := range g.VarSets(t) {
 			v := maps.Clone(s.Vars)
 			if v == nil {
