@@ -29,9 +29,12 @@ func (r *Report) Text() string {
 	if r.MergeBase != "" && r.MergeBase != r.Base {
 		fmt.Fprintf(&b, "merge base: %s\n", short(r.MergeBase))
 	}
-	if len(r.Templates) == 0 {
+	switch {
+	case len(r.Templates) == 0 && len(r.Results) == 0:
 		b.WriteString("templates:  none changed, nothing to verify\n")
-	} else {
+	case len(r.Templates) == 0:
+		b.WriteString("templates:  none changed\n")
+	default:
 		fmt.Fprintf(&b, "templates:  %d\n", len(r.Templates))
 		for _, t := range r.Templates {
 			fmt.Fprintf(&b, "  %s %s\n", plain(t.Path), mark(t))

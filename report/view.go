@@ -148,8 +148,10 @@ func purpose(r *Report) string {
 	var s []string
 	n := len(r.Templates)
 	switch {
-	case n == 0:
+	case n == 0 && len(r.Results) == 0:
 		s = append(s, "This PR changes no template, so there is nothing to verify.")
+	case n == 0:
+		s = append(s, "This PR changes no template, but it changes files that other checks verify.")
 	case n <= 3:
 		names := make([]string, n)
 		for i, t := range r.Templates {
