@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/jinja"
 )
 
 // maxDiffsInMessage is the number of differences a finding's message
@@ -134,6 +135,7 @@ func assemble(res *checks.Result, ri resultInput) {
 	)
 	res.Notes = append(res.Notes, sandboxNote(append(append([]Outcome{}, ri.catalogue...), ri.random...)))
 	res.Notes = append(res.Notes, mappingNote(ri.step))
+	res.Notes = append(res.Notes, engineNote("the restore step's template "+ri.step.Template, ri.step.Engine))
 
 	if ri.cmp.Unchanged {
 		res.Notes = append(res.Notes, fmt.Sprintf("The restore step and policy are the same bytes at base and head in %s. No restore result can fail this PR.", plural(ri.cmp.Sets, "variable set", "variable sets")))
@@ -404,4 +406,19 @@ func baseRunsText(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" and %d with the base's step", n)
+}
+
+// engineNote says which engine rendered what, in the words of the render
+// check's notes: Python Jinja2's bytes are production's.
+func engineNote(what string, e jinja.Engine) string {
+	if e.Jinja2 {
+		if e.Note != "" {
+			return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does (%s, an engine difference and not a finding against this change).", e.Version, what, e.Note)
+		}
+		return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does.", e.Version, what)
+	}
+	if e.Note != "" {
+		return fmt.Sprintf("gonja rendered %s: %s. The bytes may differ from production's, which Python Jinja2 renders.", what, e.Note)
+	}
+	return fmt.Sprintf("gonja rendered %s. The bytes may differ from production's, which Python Jinja2 renders.", what)
 }

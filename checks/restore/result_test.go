@@ -11,6 +11,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -22,6 +23,7 @@ func TestAssembleGolden(t *testing.T) {
 		Template: "src/datasmith/harbor_adapter/template/tests/test.sh", Line: 39,
 		Paths:  config.RestorePaths{Repo: "/workspace/repo", BaselineSHA: "/opt/fc_baseline_sha", Logs: "/logs/artifacts"},
 		Report: "/logs/artifacts/protected_restore.json",
+		Engine: jinja.Engine{Jinja2: true, Version: "3.1.2"},
 	}
 	pass := func(name string, discarded ...string) Outcome {
 		return Outcome{Scenario: Scenario{Name: name}, Verdict: Pass, Sandboxed: true,
