@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/jinja"
 )
 
 // ScenarioTable is the title of the runner scenario table.
@@ -41,6 +42,9 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 	}
 	scenFailed, scenTotal, scenBefore := 0, 0, 0
 	if scen != nil {
+		if scen.Engine != nil {
+			res.Notes = append(res.Notes, engineNote("the runner template "+scen.Template, *scen.Engine))
+		}
 		if scen.Err != nil {
 			res.Findings = append(res.Findings, checks.Finding{
 				Path: scen.ErrPath, Line: scen.ErrLine, Level: checks.LevelFailure,
@@ -212,4 +216,19 @@ func lowerFirst(s string) string {
 		return s // an acronym or a name, such as "pytest" is already lower
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// engineNote says which engine rendered what, in the words of the render
+// check's notes: Python Jinja2's bytes are production's.
+func engineNote(what string, e jinja.Engine) string {
+	if e.Jinja2 {
+		if e.Note != "" {
+			return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does (%s, an engine difference and not a finding against this change).", e.Version, what, e.Note)
+		}
+		return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does.", e.Version, what)
+	}
+	if e.Note != "" {
+		return fmt.Sprintf("gonja rendered %s: %s. The bytes may differ from production's, which Python Jinja2 renders.", what, e.Note)
+	}
+	return fmt.Sprintf("gonja rendered %s. The bytes may differ from production's, which Python Jinja2 renders.", what)
 }

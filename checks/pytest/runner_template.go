@@ -32,6 +32,9 @@ type runnerOutcome struct {
 	// side did not run.
 	Compared, Same, Strict bool
 	BaseNote               string
+	// Engine rendered the head's runner; nil when the group copies it
+	// verbatim or it was not rendered.
+	Engine *jinja.Engine
 }
 
 // runRunner renders the runner template at head with the first variable
@@ -48,7 +51,8 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	}
 	out.Template = path.Join(g.Root, rel)
 	out.ErrPath = out.Template
-	text, err := renderRunner(ctx, in, in.Config, rc, in.Plan.Head)
+	text, engine, err := renderRunnerRecord(ctx, in, in.Config, rc, in.Plan.Head)
+	out.Engine = engine
 	if err != nil {
 		var je *jinja.Error
 		if errors.As(err, &je) {
@@ -159,34 +163,41 @@ func sameRunner(a, b *config.Runner) bool {
 // copies pytest_runner.py), else rendered with Python Jinja2 where
 // installed (gonja otherwise) and the head config's render limits.
 func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, error) {
+	text, _, err := renderRunnerRecord(ctx, in, cfg, rc, rev)
+	return text, err
+}
+
+// renderRunnerRecord is renderRunner that also returns the engine that
+// rendered the runner, nil when it was copied verbatim or not rendered.
+func renderRunnerRecord(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, *jinja.Engine, error) {
 	g, rel, err := cfg.ResolveTemplate(rc.Template)
 	if err != nil {
-		return "", fmt.Errorf("pytest.runner.template: %w", err)
+		return "", nil, fmt.Errorf("pytest.runner.template: %w", err)
 	}
 	files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", g.Root, err)
+		return "", nil, fmt.Errorf("read %s: %w", g.Root, err)
 	}
 	data, ok := files[path.Join(g.Root, rel)]
 	if !ok {
-		return "", fmt.Errorf("there is no file %s", path.Join(g.Root, rel))
+		return "", nil, fmt.Errorf("there is no file %s", path.Join(g.Root, rel))
 	}
 	if g.Copied(rel) {
-		return string(data), nil
+		return string(data), nil, nil
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	vars := g.Vars
 	if entries := g.TemplateFor(rel); len(entries) > 0 {
 		vars = g.VarSets(entries[0])[0].Vars
 	}
-	text, _, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(in.Config.Limits), nil)
+	text, engine, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(in.Config.Limits), nil)
 	if err != nil {
-		return "", fmt.Errorf("the runner template does not render: %w", err)
+		return "", &engine, fmt.Errorf("the runner template does not render: %w", err)
 	}
-	return text, nil
+	return text, &engine, nil
 }
 
 // writeRunner writes a rendered runner into dir under its file name.
