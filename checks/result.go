@@ -77,7 +77,8 @@ type Change struct {
 	Headline string `json:"headline"`
 	Effect   string `json:"effect"`
 	Before   string `json:"before"`
-	// Added and Removed count rendered lines summed over all variable sets.
+	// Added and Removed count the lines of Diff: the rendered diff of the
+	// first variable set whose output changes, not a sum over the sets.
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
 	// Diff is a unified diff of the rendered output of one variable set.
