@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/render"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 )
 
@@ -109,6 +112,7 @@ func TestHeadVarsCannotHideAnUndefinedVariable(t *testing.T) {
 			if res.Conclusion != tc.want {
 				t.Fatalf("render = %s, want %s; findings:\n%s", res.Conclusion, tc.want, strings.Join(all, "\n"))
 			}
+			t.Logf("failures: %s", failure)
 			if tc.failure != "" && !strings.Contains(failure, tc.failure) {
 				t.Errorf("no failure finding says %q; findings:\n%s", tc.failure, strings.Join(all, "\n"))
 			}
@@ -121,5 +125,29 @@ func TestHeadVarsCannotHideAnUndefinedVariable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVarsChanges: the scope lists every key the head adds, changes or
+// drops in a group's or a template entry's vars, and every matrix key or
+// value it adds.
+func TestVarsChanges(t *testing.T) {
+	base := config.Group{Name: "g", Vars: map[string]any{"a": 1, "b": 2}, Matrix: map[string][]any{"m": {1}},
+		Templates: []config.Template{{Path: "x.sh", Vars: map[string]any{"c": "x"}}}}
+	head := config.Group{Name: "g", Vars: map[string]any{"a": 1, "b": 3, "n": true}, Matrix: map[string][]any{"m": {1, 2}, "k": {"v"}},
+		Templates: []config.Template{{Path: "x.sh"}, {Path: "y.sh", Matrix: map[string][]any{"base_commit": {"abc"}}}}}
+	want := []string{
+		"group `g`: vars changes `b`",
+		"group `g`: vars adds `n`",
+		"group `g`: matrix adds `k`",
+		"group `g`: matrix: `m` adds `2`",
+		"group `g`, template `x.sh`: vars drops `c`",
+		"group `g`, template `y.sh`: matrix adds `base_commit`",
+	}
+	if diff := cmp.Diff(want, varsChanges(&base, &head)); diff != "" {
+		t.Errorf("varsChanges (-want +got):\n%s", diff)
+	}
+	if got := varsChanges(&base, &base); len(got) != 0 {
+		t.Errorf("an unchanged group lists %q", got)
 	}
 }
