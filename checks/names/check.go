@@ -35,6 +35,10 @@ type item struct {
 	root             string
 	baseJob, headJob int // -1 when the side has no job
 	baseDef, headDef map[string]bool
+	// headOnly holds names that only the head's config defines for a
+	// template the base config selects too. Production passes what the
+	// base says, so they count as undefined at head.
+	headOnly map[string]bool
 }
 
 // Run implements checks.Check.
@@ -101,6 +105,15 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 				entry = entries[0]
 			}
 			it.baseDef = defined(bg, entry, baseCfg.Names)
+			if in.BaseConfig != nil && it.headDef != nil && len(bg.TemplateFor(t.OldRel)) > 0 {
+				it.headOnly = map[string]bool{}
+				for n := range it.headDef {
+					if !it.baseDef[n] {
+						it.headOnly[n] = true
+						delete(it.headDef, n)
+					}
+				}
+			}
 			if e := envOf(bg, in.Plan.MergeBase); e >= 0 {
 				it.baseJob = len(req.Jobs)
 				req.Jobs = append(req.Jobs, pyJob{Env: e, Name: t.OldRel})
@@ -192,6 +205,9 @@ func finding(it *item, u Use, before map[string]bool, strict bool) checks.Findin
 	if u.File != it.tmpl.Rel {
 		f.Message = fmt.Sprintf("%s reads %s (through %s), which no variable set of group %s defines. The group has no strict_undefined, so it renders as nothing and no error appears.",
 			it.tmpl.Path, u.Name, path.Join(it.root, u.File), it.group)
+	}
+	if it.headOnly[u.Name] {
+		f.Message += " Only the head's config defines it; the base's config, which says what production passes, does not."
 	}
 	if before[u.Name] {
 		f.Message += " It fails before this change."
