@@ -136,6 +136,13 @@ func judgeBase(head, base Outcome) baseCmp {
 	if base.Verdict != Fail && base.Verdict != TimedOut {
 		return b
 	}
+	// A time-out depends on the machine's load as much as on the step: a
+	// base that also ran out of time does not show that the base fails the
+	// same way, so a head time-out is never excused by it.
+	if head.Verdict == TimedOut || base.Verdict == TimedOut {
+		b.OnlyAtHead = append([]string(nil), head.Diffs...)
+		return b
+	}
 	for _, d := range head.Diffs {
 		if !slices.Contains(base.Diffs, d) {
 			b.OnlyAtHead = append(b.OnlyAtHead, d)
