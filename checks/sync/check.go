@@ -153,7 +153,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			notApplicable = append(notApplicable, g.Name)
 			for i := range fs {
 				fs[i].Level = checks.LevelWarning
-				fs[i].Message = fmt.Sprintf("Sync group %s (a default): %s at the base and at the head, so the default group does not apply to this repository.", g.Name, strings.TrimSuffix(head.states[indexOf(head, fs[i].Path)].problem(), "."))
+				fs[i].Message = fmt.Sprintf("Sync group %s is a default. At the base and at the head, %s. So the default group does not apply to this repository.", g.Name, strings.TrimSuffix(head.states[indexOf(head, fs[i].Path)].problem(), "."))
 			}
 		default:
 			notCompared++
@@ -179,7 +179,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	case len(notApplicable) > 0:
 		res.Conclusion = checks.Skipped
 		res.Title = "The default sync group does not apply: a copy is not in this repository"
-		res.Notes = append(res.Notes, fmt.Sprintf("Not compared: %s. A copy that the default names is missing at the base and at the head; name its path in the sync block of %s to compare it.", strings.Join(notApplicable, ", "), config.Path))
+		res.Notes = append(res.Notes, fmt.Sprintf("Not compared: %s. A copy that the default names is missing at the base and at the head. To compare it, name its path in the sync block of %s.", strings.Join(notApplicable, ", "), config.Path))
 	default:
 		res.Conclusion = checks.Skipped
 		res.Title = "This change touches no copy of a sync group"

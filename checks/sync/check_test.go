@@ -163,7 +163,7 @@ func TestSync(t *testing.T) {
 		{name: "the default's grader file absent at base and head: skipped, reported missing", baseCfg: defaultCfg,
 			base: map[string]string{"tpl/tests/test.sh": dsTestSh(bench)},
 			head: map[string]string{"tpl/tests/test.sh": dsTestSh(bench, asv)},
-			want: checks.Skipped, wantText: []string{"warning fcrl/grading/gates.py:0 Sync group restore-patterns (a default): fcrl/grading/gates.py is not in the repository at the base and at the head"}},
+			want: checks.Skipped, wantText: []string{"warning fcrl/grading/gates.py:0 Sync group restore-patterns is a default. At the base and at the head, fcrl/grading/gates.py is not in the repository."}},
 		{name: "the same with pre_existing: fail", baseCfg: "pre_existing: fail\n" + defaultCfg,
 			base: map[string]string{"tpl/tests/test.sh": dsTestSh(bench)},
 			head: map[string]string{"tpl/tests/test.sh": dsTestSh(bench, asv)},

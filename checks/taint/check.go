@@ -196,7 +196,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			names := perTemplate[tp]
 			res.Findings = append(res.Findings, checks.Finding{Path: tp, Level: checks.LevelWarning,
 				Title:   fmt.Sprintf("%s a sourced file could change", plural(len(names), "name")),
-				Message: fmt.Sprintf("After a source of a file the agent can write, the script uses %s that the file could change (see the table): %s. taint.protect lists the names that must not be.", plural(len(names), "name"), limitList(names, 12))})
+				Message: fmt.Sprintf("After a source of a file the agent can write, the script uses %s that the file could change. The table lists them: %s. taint.protect lists the names that must not change.", plural(len(names), "name"), limitList(names, 12))})
 		}
 	}
 	res.Figures = append(res.Figures,
