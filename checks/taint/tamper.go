@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -216,6 +217,10 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	if len(probe) == 0 || len(hostile) == 0 {
 		return nil, 0, nil
 	}
+	// The hostile content goes into 00-tamper.sh and into every profile
+	// file the head names, so that commands on those files (chmod under
+	// set -e, say) succeed and their source reads it.
+	named := profileFiles(head, st.profile)
 	mark := "__template_verify_probe_" + randomHex() + "__"
 	runs := 0
 	// Each run gets a new folder: the head is PR code, and it may replace
@@ -239,6 +244,14 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 		}
 		if err := os.WriteFile(filepath.Join(dir, "profile.d", "00-tamper.sh"), []byte(profile), 0o644); err != nil {
 			return nil, fmt.Errorf("write the profile file: %w", err)
+		}
+		for _, name := range named {
+			// A name that clashes with another (a folder of that name)
+			// is left out; the run goes on with the others.
+			f := filepath.Join(dir, "profile.d", name)
+			if os.MkdirAll(filepath.Dir(f), 0o755) == nil {
+				_ = os.WriteFile(f, []byte(profile), 0o644)
+			}
 		}
 		var env []string
 		if incoming {
@@ -315,6 +328,38 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	}
 	compare(cleanOn, got, "unset", "off")
 	return changes, runs, nil
+}
+
+// MaxProfileFiles is the most profile files named in a head that a tamper
+// run writes.
+const MaxProfileFiles = 64
+
+// profileFiles lists the files under the profile folder that the head
+// names by a literal word (quoted or not, an assignment's value, a
+// redirection's target), relative to the folder; no glob, no "..".
+func profileFiles(head, profile string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(head), "")
+	if err != nil {
+		return nil
+	}
+	prefix := strings.TrimSuffix(profile, "/") + "/"
+	w := &walker{}
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		x, ok := n.(*syntax.Word)
+		if !ok || len(out) == MaxProfileFiles {
+			return true
+		}
+		rel, ok := strings.CutPrefix(w.literal(x), prefix)
+		if !ok || strings.ContainsAny(rel, "?*[]\\{}$`\x00") || strings.HasSuffix(rel, "/") {
+			return true
+		}
+		if clean, err := safefile.Inside(rel); err == nil && clean != "00-tamper.sh" && !slices.Contains(out, clean) {
+			out = append(out, clean)
+		}
+		return true
+	})
+	return out
 }
 
 func show(v string) string {
