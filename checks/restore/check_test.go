@@ -321,7 +321,7 @@ func TestStopsBeforeScenarios(t *testing.T) {
 			want: checks.Failure, path: "tpl/tests/test.sh",
 			msg: "The rendered tpl/tests/test.sh has no line that matches the section start ^# ── Restore protected paths."},
 		{name: "section missing, defaults", script: "no-section.sh", edit: func(in *checks.Input) { in.Config.Restore.Explicit = false },
-			want: checks.NotRun, title: "The restore check does not run: tpl/tests/test.sh renders to a script with no line that matches ^# ── Restore protected paths."},
+			want: checks.Failure, path: "tpl/tests/test.sh", msg: "The base's script has it, so this change removes the restore step."},
 		{name: "render error", script: "render-error.sh",
 			want: checks.Failure, path: "tpl/tests/test.sh", line: 2, msg: "tpl/tests/test.sh:2 does not render"},
 		{name: "template missing, config names it", script: "good.sh", edit: func(in *checks.Input) { in.Config.Restore.Template = "harbor:tests/other.sh" },

@@ -59,6 +59,10 @@ type stop struct {
 	conclusion checks.Conclusion
 	title      string
 	finding    *checks.Finding
+	// noSection: the rendered script (the template at path) has no line
+	// that matches the section start; noFile: the side has no such template.
+	noSection, noFile bool
+	path              string
 }
 
 // prepareStep renders the restore template at head and cuts the step out
@@ -66,7 +70,49 @@ type stop struct {
 // renders as it, so a step that falls back to it restores against a
 // commit the fixture has.
 func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore, baseSHA string) (*Step, *stop) {
-	return renderStep(ctx, in.Plan.Trees, in.Config, rc, in.Plan.Head, "head", baseSHA)
+	s, st := renderStep(ctx, in.Plan.Trees, in.Config, rc, in.Plan.Head, "head", baseSHA)
+	if st != nil && st.noSection {
+		st = missingSection(ctx, in, rc, st)
+	}
+	return s, st
+}
+
+// missingSection judges a head script without the restore section against
+// the base (rendered with the base's restore block, as compareWithBase
+// does). A section the base has and the head lost fails: the change
+// removes the step. A section neither side has is not this change's fault:
+// under defaults the check has nothing to run and is skipped; under a
+// config that names the section it is a warning "fails before this
+// change", a failure with pre_existing: fail. Any other trouble at the
+// base leaves the head's result as it is.
+func missingSection(ctx context.Context, in *checks.Input, rc *config.Restore, head *stop) *stop {
+	cfg, brc := in.Config, rc
+	if in.BaseConfig != nil && in.BaseConfig.Restore != nil {
+		cfg, brc = in.BaseConfig, in.BaseConfig.Restore
+	}
+	repoPath := head.path
+	_, bst := renderStep(ctx, in.Plan.Trees, cfg, brc, baseRev(in), "base", "")
+	switch {
+	case bst == nil:
+		return &stop{conclusion: checks.Failure, title: "The restore step is not in the script",
+			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure,
+				Message: fmt.Sprintf("The rendered %s has no line that matches the section start %s. The base's script has it, so this change removes the restore step.", repoPath, rc.Section.Start)}}
+	case !bst.noSection && !bst.noFile:
+		return head
+	case !rc.Explicit:
+		return &stop{conclusion: checks.Skipped,
+			title: "The restore check is skipped: the script has no restore section at base or head, so there is nothing to run.",
+			finding: &checks.Finding{Path: repoPath, Level: checks.LevelWarning, Title: "No restore section",
+				Message: fmt.Sprintf("The rendered %s has no line that matches %s at base or head, so the default restore check has nothing to run.", repoPath, rc.Section.Start)}}
+	}
+	f := *head.finding // a config names the section: the head's failure finding
+	f.Level, f.Title = checks.LevelWarning, "The restore section is missing; it fails before this change"
+	f.Message += " The base's script has no such line either, so it fails before this change."
+	if config.PreExistingFails(in.BaseConfig, in.Config) {
+		f.Level = checks.LevelFailure
+		return &stop{conclusion: checks.Failure, title: "The restore step is not in the script; it fails before this change", finding: &f}
+	}
+	return &stop{conclusion: checks.Skipped, title: "The restore check is skipped: the restore step is not in the script, and it fails before this change.", finding: &f}
 }
 
 // renderStep renders the restore template at commit rev ("head" or "base"
@@ -87,9 +133,9 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	if !ok {
 		msg := fmt.Sprintf("The %s has no file %s.", side, repoPath)
 		if !rc.Explicit {
-			return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply."}
+			return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply.", noFile: true}
 		}
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing",
+		return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing", noFile: true,
 			finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
@@ -136,10 +182,12 @@ func cutStep(rendered string, rc *config.Restore, repoPath string) (*Step, *stop
 	sec, err := CutSection(rendered, rc.Section.Start, rc.Section.End)
 	if err != nil {
 		var ns *errNoStart
-		if errors.As(err, &ns) && !rc.Explicit {
-			return nil, &stop{conclusion: checks.NotRun, title: fmt.Sprintf("The restore check does not run: %s renders to a script with no line that matches %s.", repoPath, rc.Section.Start)}
+		noStart := errors.As(err, &ns)
+		if noStart && !rc.Explicit {
+			return nil, &stop{conclusion: checks.NotRun, noSection: true, path: repoPath,
+				title: fmt.Sprintf("The restore check does not run: %s renders to a script with no line that matches %s.", repoPath, rc.Section.Start)}
 		}
-		return nil, &stop{conclusion: checks.Failure, title: "The restore step is not in the script",
+		return nil, &stop{conclusion: checks.Failure, title: "The restore step is not in the script", noSection: noStart, path: repoPath,
 			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure,
 				Message: fmt.Sprintf("The rendered %s has no line that matches the section start %s. The config names this pattern as restore.section.start.", repoPath, rc.Section.Start)}}
 	}
