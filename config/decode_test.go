@@ -156,7 +156,9 @@ func TestVerdictSettingsDefaults(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("runner defaults (-want +got):\n%s", d)
 	}
-	if cfg.Restore.RefusalExitRule() != RefusalExitAny || cfg.Restore.FallsBackToBaseCommit() {
+	// datasmith's test.sh falls back to the rendered base_commit when
+	// /opt/fc_baseline_sha is absent.
+	if cfg.Restore.RefusalExitRule() != RefusalExitAny || !cfg.Restore.FallsBackToBaseCommit() {
 		t.Errorf("restore defaults: refusal_exit %q, fallback %q", cfg.Restore.RefusalExitRule(), cfg.Restore.Fallback)
 	}
 	strict, err := Decode(Path, []byte("pre_existing: fail\n"))

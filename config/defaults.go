@@ -59,6 +59,8 @@ func Default() *Config {
 						"base_image":    "python:3.12-slim",
 						"numba_threads": 2,
 						"lsv_rounds":    5,
+						// environment/Dockerfile reads it under StrictUndefined.
+						"restore_paths": "benchmarks/ tests/ conftest.py",
 					}},
 					{Path: "**/solve.sh", Vars: map[string]any{
 						"solution_patch": "diff --git a/src/example.py b/src/example.py\n--- a/src/example.py\n+++ b/src/example.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
@@ -112,6 +114,9 @@ func Default() *Config {
 			Patterns: append(append([]string{}, MeasurementPatterns...), TestFilePatterns...),
 			Report:   "/logs/artifacts/protected_restore.json",
 			Random:   Random{Count: 16, Seed: 1},
+			// datasmith's test.sh restores against the rendered
+			// {{ base_commit }} when /opt/fc_baseline_sha is absent.
+			Fallback: FallbackBaseCommit,
 		},
 		Pytest: &Pytest{
 			Suites: []Suite{{

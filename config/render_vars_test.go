@@ -106,7 +106,7 @@ func TestDefaultsPassWhatDatasmithPasses(t *testing.T) {
 			has:   []string{"task_id", "owner", "repo", "issue_number", "rounds", "extra_setup_commands"},
 			lacks: []string{"base_commit", "run_pytest", "restore_paths"}},
 		{group: "harbor", rel: "environment/Dockerfile",
-			has:   []string{"base_image", "numba_threads", "lsv_rounds"},
+			has:   []string{"base_image", "numba_threads", "lsv_rounds", "restore_paths"},
 			lacks: []string{"base_commit", "owner"}},
 		{group: "harbor", rel: "solution/solve.sh", has: []string{"solution_patch"}, lacks: []string{"base_commit"}},
 		{group: "prompts", rel: "final.md.j2", has: []string{"repo_description", "initial_observations", "issues"},
