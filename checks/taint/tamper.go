@@ -226,7 +226,7 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	// Each run gets a new folder: the head is PR code, and it may replace
 	// anything in its folder (the profile folder by a link, say), so the
 	// tool never writes into or lists a folder a run has had.
-	run := func(incoming bool, profile string) (map[string]string, error) {
+	run := func(incoming bool, profile, label string) (map[string]string, error) {
 		runs++
 		dir, err := os.MkdirTemp(in.WorkDir, "taint-")
 		if err != nil {
@@ -270,7 +270,7 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 			if out.TimedOut {
 				why = "time limit " + RunTimeout.String()
 			}
-			return nil, fmt.Errorf("the script's head stopped before the first step (%s): %s", why, strings.TrimSpace(sandbox.Tail(out.Stderr, 300)))
+			return nil, fmt.Errorf("the script's head stopped before the first step in %s (%s): %s", label, why, strings.TrimSpace(sandbox.Tail(out.Stderr, 300)))
 		}
 		vals := map[string]string{}
 		for _, l := range strings.Split(after, "\n") {
@@ -282,11 +282,15 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 		}
 		return vals, nil
 	}
-	cleanOff, err := run(false, "")
+	// A clean run that stops says the sandbox, not a hostile file, stops
+	// the head. That is still not run, never a pass: nothing was compared,
+	// and the head is PR code that can stop in the sandbox on purpose.
+	const clean = "the clean run, with empty profile files, so a hostile file does not cause it"
+	cleanOff, err := run(false, "", clean)
 	if err != nil {
 		return nil, runs, err
 	}
-	cleanOn, err := run(true, "")
+	cleanOn, err := run(true, "", clean)
 	if err != nil {
 		return nil, runs, err
 	}
@@ -306,12 +310,12 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 		}
 		on.WriteString("true\n")
 		off.WriteString("true\n")
-		got, err := run(false, on.String())
+		got, err := run(false, on.String(), "the run with a hostile file ("+f.name+", on), while the clean runs reached it")
 		if err != nil {
 			return nil, runs, err
 		}
 		compare(cleanOff, got, f.name, "on")
-		got, err = run(true, off.String())
+		got, err = run(true, off.String(), "the run with a hostile file ("+f.name+", off), while the clean runs reached it")
 		if err != nil {
 			return nil, runs, err
 		}
@@ -322,7 +326,7 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 		fmt.Fprintf(&unset, "( unset %[1]s ) 2>/dev/null && unset %[1]s\n", n)
 	}
 	unset.WriteString("true\n")
-	got, err := run(true, unset.String())
+	got, err := run(true, unset.String(), "the run with a hostile file (unset, off), while the clean runs reached it")
 	if err != nil {
 		return nil, runs, err
 	}

@@ -93,3 +93,32 @@ func TestProfileFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestTamperStops: a head that stops before its first step is not run,
+// never a pass, and the reason says which run stopped: the clean run (the
+// sandbox stops it, and PR code could do that on purpose) or only a run
+// with a hostile file.
+func TestTamperStops(t *testing.T) {
+	tests := []struct {
+		name, after, want string
+	}{
+		{"the clean run stops too", "test -d /template-verify-no-such-folder\n", "in the clean run"},
+		{"only a hostile run stops", "[ \"${FC_SKIP_PYTEST-1}\" = 1 ] || exit 3\n", "hostile file (export, off), while the clean runs reached it (exit 3)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := datasmithHead + tc.after + "# ── Restore\necho \"${FC_SKIP_PYTEST-}\"\n"
+			st := settingsOf(config.Default(), config.Default())
+			an, err := Analyze(text, st.writable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &script{tmpl: plan.Template{Path: "tests/test.sh"}, set: "default", text: text, an: an}
+			in := &checks.Input{Config: config.Default(), WorkDir: t.TempDir()}
+			tr := (&Check{}).tamperAll(context.Background(), in, st, []*script{s}, nil, false)
+			if !strings.Contains(tr.notRun, tc.want) {
+				t.Errorf("not run %q, want it to contain %q", tr.notRun, tc.want)
+			}
+		})
+	}
+}
