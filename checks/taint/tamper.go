@@ -294,9 +294,18 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	if err != nil {
 		return nil, runs, err
 	}
+	// A value that differs between two clean runs (a timestamp, a random
+	// name) changes without any hostile file: it proves nothing.
+	cleanAgain, err := run(false, "", clean)
+	if err != nil {
+		return nil, runs, err
+	}
 	var changes []change
 	compare := func(want, got map[string]string, form, dir string) {
 		for _, n := range probe {
+			if cleanOff[n] != cleanAgain[n] {
+				continue
+			}
 			if want[n] != got[n] {
 				changes = append(changes, change{name: n, from: show(want[n]), to: show(got[n]), form: form, dir: dir})
 			}

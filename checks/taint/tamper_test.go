@@ -38,6 +38,12 @@ unset FC_SKIP_PYTEST
 chmod`, 1) + `# ── Restore
 if [ "$_skip" = 1 ]; then echo skip pytest; fi
 `, false},
+		// A value that changes between two clean runs proves nothing
+		// (datasmith's test.sh reads a start time after the source).
+		{"a timestamp read after the source", datasmithHead + `test_start=$(date +%s%N)
+# ── Restore
+echo "$test_start"
+`, false},
 		{"the profile file named through a variable and in quotes", `#!/usr/bin/env bash
 set -euo pipefail
 F="/etc/profile.d/asv_build_vars.sh"
