@@ -41,6 +41,7 @@ if [ "$_skip" = 1 ]; then echo skip pytest; fi
 		// A value that changes between two clean runs proves nothing
 		// (datasmith's test.sh reads a start time after the source).
 		{"a timestamp read after the source", datasmithHead + `test_start=$(date +%s%N)
+sleep 0.01
 # ── Restore
 echo "$test_start"
 `, false},
