@@ -129,7 +129,7 @@ func leadFailures(r *Report) (items []string, more int) {
 			}
 			title, msg := prose(clip(oneLine(f.Title), maxLeadMessage)), prose(clip(oneLine(f.Message), maxLeadMessage))
 			if title != "" && title != msg {
-				s += " " + strings.TrimRight(title, ".:") + ":"
+				s += " " + strings.TrimRight(title, ".:") + "."
 			}
 			if msg != "" {
 				s += " " + sentence(msg)

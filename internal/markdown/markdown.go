@@ -33,8 +33,11 @@ func Block(s string) string {
 	return Clean(strings.ReplaceAll(s, "\r\n", "\n"))
 }
 
-// tempPath is an absolute path in a temporary folder of the tool.
-var tempPath = regexp.MustCompile(`(?:/[^\s/'"` + "`" + `]+)*/template-verify-[^\s/'"` + "`" + `]*`)
+// tempPath is an absolute path in a temporary folder of the tool, with the
+// folders under it that os.MkdirTemp named (a word, a dash and random
+// digits: "pytest-181715830/home-2623112461"), so that a masked message
+// is the same in every run.
+var tempPath = regexp.MustCompile(`(?:/[^\s/'"` + "`" + `]+)*/template-verify-[^\s/'"` + "`" + `]*(?:/[A-Za-z_.]+-[0-9]{3,}\b)*`)
 
 // TempMask replaces the tool's temporary folders in text.
 const TempMask = "…"

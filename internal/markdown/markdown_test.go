@@ -44,6 +44,7 @@ func TestInline(t *testing.T) {
 		{"\x1b[31mred\x1b[0m \u202eevil\u202c \u0085x \x00y", "\\[31mred\\[0m evil x y"},
 		{"line\r\n::error::z", "line ::error::z"},
 		{"at /tmp/template-verify-1a2b/restore/s1/t.py:4", "at …/restore/s1/t.py:4"},
+		{"x /tmp/template-verify-1/pytest-181715830/home-2623112461/pytest-of-root/t.sh", "x …/pytest-of-root/t.sh"},
 		{"/var/tmp/x/template-verify-demo-9 done", "… done"},
 		{"template-verify run", "template-verify run"},
 		{"[Approve](https://x.invalid) ![i](https://x.invalid/t.png) `[in](code)`", "\\[Approve](https://x.invalid) !\\[i](https://x.invalid/t.png) `[in](code)`"},
