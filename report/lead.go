@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/formula-code/template-verify/internal/markdown"
 	"net/url"
 	"regexp"
 	"strings"
@@ -127,7 +128,7 @@ func leadFailures(r *Report) (items []string, more int) {
 			if loc := findingLoc(f); loc != "" {
 				s += " " + r.lineLink(f, clip(loc, maxLeadMessage))
 			}
-			title, msg := prose(clip(oneLine(f.Title), maxLeadMessage)), prose(clip(oneLine(f.Message), maxLeadMessage))
+			title, msg := prose(clip(markdown.Plain(f.Title), maxLeadMessage)), prose(clip(markdown.Plain(f.Message), maxLeadMessage))
 			if title != "" && title != msg {
 				s += " " + strings.TrimRight(title, ".:") + "."
 			}
@@ -138,7 +139,7 @@ func leadFailures(r *Report) (items []string, more int) {
 		}
 		if n == 0 && res.Conclusion.Failed() {
 			s := markFail + " **" + bold(prose(res.Check)) + "**: " + Word(res.Conclusion)
-			if t := prose(clip(oneLine(res.Title), maxLeadMessage)); t != "" {
+			if t := prose(clip(markdown.Plain(res.Title), maxLeadMessage)); t != "" {
 				s += ". " + sentence(capital(t))
 			} else {
 				s += "."
