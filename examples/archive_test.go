@@ -7,7 +7,6 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/archive"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/verify"
 )
 
@@ -27,33 +26,7 @@ const (
 // heads, each on its ".base" head or on main.
 func buildArchiveHeads(t *testing.T) *Built {
 	t.Helper()
-	ctx := context.Background()
-	b, err := Build(ctx, t.TempDir())
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	repo := gitx.Repo{Dir: b.Dir}
-	for _, name := range []string{headArchive, headArchiveEdit, headArchiveBad} {
-		start := b.Base
-		if from := BaseBranchOf(name); from != BaseBranch {
-			start = b.Heads[from]
-		}
-		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
-			t.Fatal(err)
-		}
-		if err := applyHead(ctx, repo, name, 0); err != nil {
-			t.Fatal(err)
-		}
-		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Heads[name] = sha
-	}
-	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return buildHeads(t, headArchive, headArchiveEdit, headArchiveBad)
 }
 
 // TestArchiveExample verifies the archive heads with the default checks:

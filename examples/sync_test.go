@@ -10,7 +10,6 @@ import (
 	"github.com/formula-code/template-verify/checks/names"
 	"github.com/formula-code/template-verify/checks/render"
 	synccheck "github.com/formula-code/template-verify/checks/sync"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/verify"
 )
 
@@ -39,34 +38,7 @@ const (
 // names heads, each on its ".base" head or on main.
 func buildSyncHeads(t *testing.T) *Built {
 	t.Helper()
-	ctx := context.Background()
-	b, err := Build(ctx, t.TempDir())
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	repo := gitx.Repo{Dir: b.Dir}
-	for _, name := range []string{headSyncCopy, headSyncBad, headSyncReordered, headNamesBad, headNamesDefault} {
-		start := b.Base
-		if from := BaseBranchOf(name); from != BaseBranch {
-			start = b.Heads[from]
-			b.Bases[name] = start
-		}
-		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
-			t.Fatal(err)
-		}
-		if err := applyHead(ctx, repo, name, 0); err != nil {
-			t.Fatal(err)
-		}
-		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Heads[name] = sha
-	}
-	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return buildHeads(t, headSyncCopy, headSyncBad, headSyncReordered, headNamesBad, headNamesDefault)
 }
 
 // runChecks verifies one head against its PR base with the given checks.

@@ -30,29 +30,7 @@ const (
 // on the base commit) and returns it.
 func buildWith(t *testing.T, extra ...string) *Built {
 	t.Helper()
-	ctx := context.Background()
-	b, err := Build(ctx, t.TempDir())
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	repo := gitx.Repo{Dir: b.Dir}
-	for _, name := range extra {
-		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, b.Base); err != nil {
-			t.Fatal(err)
-		}
-		if err := applyHead(ctx, repo, name, 0); err != nil {
-			t.Fatal(err)
-		}
-		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Heads[name] = sha
-	}
-	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return buildHeads(t, extra...)
 }
 
 func runOne(t *testing.T, b *Built, head string, c checks.Check, desc string) checks.Result {
