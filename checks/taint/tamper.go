@@ -143,7 +143,7 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 			}
 			f := checks.Finding{Path: h.tmpl.Path, Line: h.an.Sources[0].Line, Level: checks.LevelFailure,
 				Title: fmt.Sprintf("A profile file turns %s %s", x.name, x.dir),
-				Message: fmt.Sprintf("The tamper run executed the script's head (up to the first step of taint.steps) with a hostile file in %s that %s. %s was %s in the clean run and %s with the file, and the rest of the script reads it (variable set %s).",
+				Message: fmt.Sprintf("The tamper run ran the script's head up to the first step of taint.steps. A hostile file in %s %s. %s was %s in the clean run and %s with the file. The rest of the script reads it (variable set %s).",
 					st.profile, what, x.name, x.from, x.to, h.set)}
 			if g.old {
 				if !preFails {

@@ -1,0 +1,127 @@
+package examples
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/archive"
+	"github.com/formula-code/template-verify/checks/description"
+	"github.com/formula-code/template-verify/checks/names"
+	synccheck "github.com/formula-code/template-verify/checks/sync"
+	"github.com/formula-code/template-verify/checks/taint"
+	"github.com/formula-code/template-verify/internal/housestyle"
+	"github.com/formula-code/template-verify/verify"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// volatile masks what differs between runs of one head: durations, the
+// Jinja2 version and the temporary folders of the run.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|s)\b`), "<dur>"},
+	{regexp.MustCompile(`\b\d+(\.\d+)? s\b`), "<dur>"},
+	{regexp.MustCompile(`Jinja2 \d+\.\d+\.\d+`), "Jinja2 <version>"},
+	{regexp.MustCompile(`/tmp/template-verify-[^\s'"]*`), "<tmp>"},
+}
+
+// TestCheckCommentGoldens renders the comment of each new check on the
+// example head that makes it fail and on its near miss, with only that
+// check, and compares it with a golden file. Each comment must also pass
+// the house style.
+func TestCheckCommentGoldens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example and runs the checks")
+	}
+	b := buildHeads(t, headSyncCopy, headSyncBad, headSyncReordered, headNamesBad, headNamesDefault,
+		headTaintFlags, headTaintNewFlag, headArchive, headArchiveEdit, headArchiveBad)
+	seed := readSeed(t)
+	cases := []struct {
+		head  string
+		check checks.Check
+		desc  string
+		want  checks.Conclusion
+	}{
+		{headSyncBad, synccheck.New(), "", checks.Failure},
+		{headSyncReordered, synccheck.New(), "", checks.Success},
+		{headNamesBad, names.New(), "", checks.Failure},
+		{headNamesDefault, names.New(), "", checks.Success},
+		{headTaintFlags, taint.New(), "", checks.Failure},
+		{headTaintNewFlag, taint.New(), "", checks.Success},
+		{headArchiveBad, archive.New(), "", checks.Failure},
+		{headArchiveEdit, archive.New(), "", checks.Success},
+		{HeadGood, description.New(), seed, checks.Success},
+	}
+	for _, tc := range cases {
+		name := tc.check.Name()
+		t.Run(name+"/"+tc.head, func(t *testing.T) {
+			rep, err := verify.Run(context.Background(), verify.Options{
+				RepoDir: b.Dir, RepoName: "datasmith-mini", Base: BaseBranchOf(tc.head), Head: tc.head, Description: tc.desc,
+				Checks:  func() []checks.Check { return []checks.Check{tc.check} },
+				Command: "template-verify run --repo EXAMPLE --base " + BaseBranchOf(tc.head) + " --head " + tc.head + " --only " + name,
+			})
+			if err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			var got checks.Conclusion
+			for _, r := range rep.Results {
+				if r.Check == name {
+					got = r.Conclusion
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%s concluded %s, want %s", name, got, tc.want)
+			}
+			md, err := rep.Markdown()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if problems := housestyle.Lint(md); len(problems) > 0 {
+				t.Errorf("the comment breaks the house style:\n%v", problems)
+			}
+			for _, v := range volatile {
+				md = v.re.ReplaceAllString(md, v.with)
+			}
+			path := filepath.Join("testdata", "comments", name+"-"+tc.head+".md")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./examples -run TestCheckCommentGoldens -update writes it)", err)
+			}
+			if md != string(want) {
+				t.Errorf("the comment differs from %s (go test ./examples -run TestCheckCommentGoldens -update rewrites it); got:\n%s", path, md)
+			}
+		})
+	}
+}
+
+// readSeed is a PR description in the house format: the passing corpus of
+// the description check keeps the five seeds.
+func readSeed(t *testing.T) string {
+	t.Helper()
+	files, _ := filepath.Glob("../checks/description/testdata/seeds/*")
+	if len(files) == 0 {
+		t.Fatal("no seed in checks/description/testdata/seeds")
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
