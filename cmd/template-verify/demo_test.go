@@ -27,9 +27,6 @@ var volatile = []struct {
 	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
 	// Temporary folders that pytest and bash name in their messages.
 	{regexp.MustCompile(`/tmp/template-verify-[^\s'"]*`), "<tmp>"},
-	// The random part of folders made with os.MkdirTemp under one the
-	// report already masked ("…/pytest-181715830/home-2623112461").
-	{regexp.MustCompile(`\b(pytest|home)-\d{5,}\b`), "$1-<n>"},
 }
 
 func normalize(s string) string {
