@@ -36,3 +36,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/nikolalohinski/gonja/v2 => ./third_party/gonja
