@@ -23,16 +23,23 @@ func TestRunnerRendersAsProduction(t *testing.T) {
 	const copied = "import sys\nname = 'x'\nprint(\"{%s}\" % name)\n"
 	cases := []struct {
 		name, copy, limits, src string
+		templates               string // the group's template entries; "": all files
 		want                    string // the runner text has it
 		err                     string // the error has it
 	}{
 		{name: "copied verbatim", copy: `["tests/*.py"]`, src: copied, want: copied},
 		{name: "rendered by Jinja2", copy: "[]", src: "ROUNDS = '{{ rounds }}'\n", want: "ROUNDS = 'None'\n"},
+		// A runner no template entry names renders with the group's vars
+		// (the copy before checks.RenderTemplate indexed an entry's sets).
+		{name: "no template entry", copy: "[]", templates: `[{path: "other/**"}]`, src: "ROUNDS = '{{ rounds }}'\n", want: "ROUNDS = 'None'\n"},
 		{name: "the config's output limit", copy: "[]", limits: "limits: {render_output: 1000}\n", src: "X = '{{ 'x' * 5000 }}'\n", err: "1000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfgText := "version: 1\ngroups:\n  - name: h\n    root: tpl\n    jinja: {strict_undefined: true, keep_trailing_newline: true}\n    vars: {rounds: null}\n    copy: " + c.copy + "\n    templates: [{path: \"**\"}]\npytest:\n  runner: {template: \"h:tests/pytest_runner.py\"}\n" + c.limits
+			if c.templates == "" {
+				c.templates = `[{path: "**"}]`
+			}
+			cfgText := "version: 1\ngroups:\n  - name: h\n    root: tpl\n    jinja: {strict_undefined: true, keep_trailing_newline: true}\n    vars: {rounds: null}\n    copy: " + c.copy + "\n    templates: " + c.templates + "\npytest:\n  runner: {template: \"h:tests/pytest_runner.py\"}\n" + c.limits
 			dir := makeRepo(t, map[string]string{"tpl/tests/pytest_runner.py": "# base\n"}, map[string]string{"tpl/tests/pytest_runner.py": c.src})
 			cfg, err := config.Decode(config.Path, []byte(cfgText))
 			if err != nil {

@@ -169,35 +169,19 @@ func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc 
 
 // renderRunnerRecord is renderRunner that also returns the engine that
 // rendered the runner, nil when it was copied verbatim or not rendered.
+// It renders once through checks.RenderTemplate, with the head config's
+// render limits also for the base's runner.
 func renderRunnerRecord(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, *jinja.Engine, error) {
-	g, rel, err := cfg.ResolveTemplate(rc.Template)
-	if err != nil {
+	r, err := checks.RenderTemplate(ctx, in.Plan.Trees, cfg, rc.Template, rev, checks.RenderOptions{Limits: &in.Config.Limits})
+	switch {
+	case errors.Is(err, checks.ErrTemplateName):
 		return "", nil, fmt.Errorf("pytest.runner.template: %w", err)
-	}
-	files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
-	if err != nil {
-		return "", nil, fmt.Errorf("read %s: %w", g.Root, err)
-	}
-	data, ok := files[path.Join(g.Root, rel)]
-	if !ok {
-		return "", nil, fmt.Errorf("there is no file %s", path.Join(g.Root, rel))
-	}
-	if g.Copied(rel) {
-		return string(data), nil, nil
-	}
-	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
-	if err != nil {
+	case errors.Is(err, checks.ErrTemplateRender):
+		return "", r.Engine, fmt.Errorf("the runner template does not render: %w", err)
+	case err != nil:
 		return "", nil, err
 	}
-	vars := g.Vars
-	if entries := g.TemplateFor(rel); len(entries) > 0 {
-		vars = g.VarSets(entries[0])[0].Vars
-	}
-	text, engine, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(in.Config.Limits), nil)
-	if err != nil {
-		return "", &engine, fmt.Errorf("the runner template does not render: %w", err)
-	}
-	return text, &engine, nil
+	return r.Text, r.Engine, nil
 }
 
 // writeRunner writes a rendered runner into dir under its file name.

@@ -1,0 +1,138 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+
+	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/plan"
+)
+
+// The kinds of RenderTemplate's errors; test them with errors.Is. A render
+// error also wraps the engine's error, a *jinja.Error where the engine
+// knows the file and line (errors.As).
+var (
+	// ErrTemplateName: the name is under no group of the config, or names
+	// a group that is not in it.
+	ErrTemplateName = errors.New("the template name is not valid")
+	// ErrTemplateTree: the group's files at the commit cannot be read.
+	ErrTemplateTree = errors.New("the template's files cannot be read")
+	// ErrTemplateMissing: the commit has no such file.
+	ErrTemplateMissing = errors.New("the template file is missing")
+	// ErrTemplateRender: the template does not render.
+	ErrTemplateRender = errors.New("the template does not render")
+)
+
+// TemplateError is an error of RenderTemplate: its Kind (one of the
+// ErrTemplate values), the template's repository path (empty for
+// ErrTemplateName) and the cause.
+type TemplateError struct {
+	Kind error
+	Path string
+	Rev  string
+	Err  error
+}
+
+func (e *TemplateError) Error() string { return e.Err.Error() }
+
+// Unwrap lets errors.Is find the kind and errors.As the cause.
+func (e *TemplateError) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// Rendered is one template rendered at one commit as production writes it.
+type Rendered struct {
+	Group *config.Group
+	Rel   string // the template's path under the group's root
+	Path  string // the template's repository path
+	// Source is the template as the commit has it.
+	Source []byte
+	// Copied is true when the group copies the file verbatim: Text is then
+	// Source and nothing rendered (Engine is nil).
+	Copied bool
+	// Text is the rendered bytes of record (Python Jinja2 where installed,
+	// gonja otherwise).
+	Text string
+	// Engine made Text; nil when the file is copied or did not get to the
+	// render. It is set on a render error too.
+	Engine *jinja.Engine
+	// Vars are the variables it rendered with.
+	Vars map[string]any
+}
+
+// RenderOptions change how RenderTemplate renders.
+type RenderOptions struct {
+	// Vars go on top of the first variable set (a restore block's vars,
+	// base_commit).
+	Vars map[string]any
+	// Limits are the render limits; nil: the limits of the config the
+	// template is resolved in.
+	Limits *config.Limits
+}
+
+// RenderTemplate renders the template name (a config template reference:
+// "group:rel" or a repository path under a group root) of cfg at commit
+// rev, once, as production does: verbatim when the group copies it, else
+// with the first variable set of the first template entry that matches it
+// (the group's vars when none matches), opts.Vars on top, through
+// jinja.RenderOfRecord with the render limits. The returned Rendered holds
+// what is known when it fails (group, path, source, engine); the error is a
+// *TemplateError.
+func RenderTemplate(ctx context.Context, trees *plan.Trees, cfg *config.Config, name, rev string, opts RenderOptions) (Rendered, error) {
+	var r Rendered
+	g, rel, err := cfg.ResolveTemplate(name)
+	if err != nil {
+		return r, &TemplateError{Kind: ErrTemplateName, Rev: rev, Err: err}
+	}
+	r.Group, r.Rel, r.Path = g, rel, path.Join(g.Root, rel)
+	files, err := trees.Get(ctx, rev, g.Root)
+	if err != nil {
+		return r, &TemplateError{Kind: ErrTemplateTree, Path: r.Path, Rev: rev, Err: fmt.Errorf("read %s: %w", g.Root, err)}
+	}
+	source, ok := files[r.Path]
+	if !ok {
+		return r, &TemplateError{Kind: ErrTemplateMissing, Path: r.Path, Rev: rev, Err: fmt.Errorf("there is no file %s", r.Path)}
+	}
+	r.Source = source
+	if g.Copied(rel) {
+		r.Copied, r.Text = true, string(source)
+		return r, nil
+	}
+	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
+	if err != nil {
+		return r, &TemplateError{Kind: ErrTemplateRender, Path: r.Path, Rev: rev, Err: err}
+	}
+	r.Vars = FirstVars(g, rel, opts.Vars)
+	lim := cfg.Limits
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	}
+	text, engine, err := jinja.RenderOfRecord(ctx, env, rel, r.Vars, jinja.LimitsOf(lim), nil)
+	r.Engine = &engine
+	if err != nil {
+		return r, &TemplateError{Kind: ErrTemplateRender, Path: r.Path, Rev: rev, Err: err}
+	}
+	r.Text = text
+	return r, nil
+}
+
+// FirstVars is the first variable set of the first template entry of g
+// that matches rel (the group's vars when none matches or the entry has no
+// set), with over on top, in a new map.
+func FirstVars(g *config.Group, rel string, over map[string]any) map[string]any {
+	t := config.Template{}
+	if ts := g.TemplateFor(rel); len(ts) > 0 {
+		t = ts[0]
+	}
+	vars := map[string]any{}
+	if sets := g.VarSets(t); len(sets) > 0 {
+		maps.Copy(vars, sets[0].Vars)
+	} else {
+		maps.Copy(vars, g.Vars)
+		maps.Copy(vars, t.Vars)
+	}
+	maps.Copy(vars, over)
+	return vars
+}
