@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/publish"
@@ -104,7 +105,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 		r.gha.Errorf("The workflow_run event is of %s, but GITHUB_REPOSITORY is %s/%s.", wr.Repo, r.owner, r.repo)
 		return ExitUsage
 	}
-	client, err := publish.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &publish.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
+	client, err := githubapi.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &githubapi.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
 	if err != nil {
 		r.gha.Errorf("%s", err)
 		return ExitUsage

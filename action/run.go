@@ -14,6 +14,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
@@ -43,7 +44,7 @@ type Options struct {
 	// Checks builds the checks; nil: verify.DefaultChecks. Their names
 	// name the check runs made before the verification starts.
 	Checks func() []checks.Check
-	Clock  publish.Clock     // nil: the wall clock
+	Clock  githubapi.Clock   // nil: the wall clock
 	HTTP   http.RoundTripper // under the retries; nil: http.DefaultTransport
 }
 
@@ -89,7 +90,7 @@ func Run(ctx context.Context, o Options) int {
 		o.Checks = verify.DefaultChecks
 	}
 	if o.Clock == nil {
-		o.Clock = publish.RealClock{}
+		o.Clock = githubapi.RealClock{}
 	}
 	r := &runner{
 		o:   o,
@@ -287,7 +288,7 @@ func (r *runner) head() string {
 // start makes the publisher and the in-progress check runs. A token that
 // may not write turns the run read-only.
 func (r *runner) start(ctx context.Context) {
-	client, err := publish.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &publish.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
+	client, err := githubapi.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &githubapi.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
 	if err != nil {
 		r.errs = append(r.errs, err)
 		r.readOnly = "The GitHub API URL is not valid, so the Action cannot write to GitHub."
@@ -311,7 +312,7 @@ func (r *runner) start(ctx context.Context) {
 	r.runs, err = r.pub.Start(ctx, names)
 	switch {
 	case err == nil:
-	case publish.IsForbidden(err):
+	case githubapi.IsForbidden(err):
 		r.readOnly = "GitHub refused to create a check run (403), so the token can only read. This is so for Dependabot pull requests."
 		r.gha.Warningf("%s", r.readOnly)
 		r.pub = nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/internal/githubapi"
 )
 
 // announceTries is how often the announcer tries one job before it gives
@@ -86,7 +88,7 @@ func (s *Server) forget(j *Job) {
 
 // prepare does the work of announceJob once.
 func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
-	in, err := s.clients.get(j.Installation)
+	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		return err
 	}
@@ -139,9 +141,9 @@ func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 // resolvePull finds the pull request by head sha when the event has none
 // (fork pull requests in check_suite and check_run events), and reads it
 // when the event lacks its head, base or author.
-func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) error {
+func (s *Server) resolvePull(ctx context.Context, in *githubapi.Installation, j *Job) error {
 	if j.PR == 0 {
-		prs, _, err := in.client.PullRequests.ListPullRequestsWithCommit(ctx, j.Owner, j.Repo, j.HeadSHA, &github.ListOptions{PerPage: 100})
+		prs, _, err := in.Client.PullRequests.ListPullRequestsWithCommit(ctx, j.Owner, j.Repo, j.HeadSHA, &github.ListOptions{PerPage: 100})
 		if err != nil {
 			return fmt.Errorf("find the pull request of %s: %w", short(j.HeadSHA), err)
 		}
@@ -158,7 +160,7 @@ func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) erro
 	if !j.needsPull() {
 		return nil
 	}
-	p, _, err := in.client.PullRequests.Get(ctx, j.Owner, j.Repo, j.PR)
+	p, _, err := in.Client.PullRequests.Get(ctx, j.Owner, j.Repo, j.PR)
 	if err != nil {
 		return fmt.Errorf("read pull request #%d: %w", j.PR, err)
 	}
@@ -178,7 +180,7 @@ func (s *Server) resolvePull(ctx context.Context, in *installation, j *Job) erro
 // trust decides whether the code of the pull request may run: when a
 // person with write access asked for the run, or when the pull request is
 // not from a fork and its author has write access.
-func (s *Server) trust(ctx context.Context, in *installation, j *Job) (bool, string, error) {
+func (s *Server) trust(ctx context.Context, in *githubapi.Installation, j *Job) (bool, string, error) {
 	if j.Request && j.Sender != "" {
 		ok, err := s.canWrite(ctx, in, j, j.Sender)
 		if err != nil || ok {
@@ -195,11 +197,11 @@ func (s *Server) trust(ctx context.Context, in *installation, j *Job) (bool, str
 	return false, fmt.Sprintf("The author %s has no write access to this repository.", code(j.Author)), nil
 }
 
-func (s *Server) canWrite(ctx context.Context, in *installation, j *Job, user string) (bool, error) {
+func (s *Server) canWrite(ctx context.Context, in *githubapi.Installation, j *Job, user string) (bool, error) {
 	if user == "" {
 		return false, nil
 	}
-	p, resp, err := in.client.Repositories.GetPermissionLevel(ctx, j.Owner, j.Repo, user)
+	p, resp, err := in.Client.Repositories.GetPermissionLevel(ctx, j.Owner, j.Repo, user)
 	if err != nil {
 		if resp != nil && resp.StatusCode == 404 {
 			return false, nil

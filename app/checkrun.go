@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/publish"
 )
 
@@ -26,8 +27,8 @@ func output(title, summary string) *github.CheckRunOutput {
 }
 
 // createQueued makes the App's check run as queued.
-func (s *Server) createQueued(ctx context.Context, in *installation, j *Job) (int64, error) {
-	cr, _, err := in.client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
+func (s *Server) createQueued(ctx context.Context, in *githubapi.Installation, j *Job) (int64, error) {
+	cr, _, err := in.Client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
 		Name: RunName, HeadSHA: j.HeadSHA, Status: ptr("queued"), ExternalID: ptr(j.Delivery),
 		Output: output("The verification is queued",
 			fmt.Sprintf("template-verify verifies %s of pull request #%d. It starts when a worker is free.", code(short(j.HeadSHA)), j.PR)),
@@ -40,11 +41,11 @@ func (s *Server) createQueued(ctx context.Context, in *installation, j *Job) (in
 
 // createNeutral makes a completed neutral run that says how to start the
 // verification of a pull request whose code does not run by itself.
-func (s *Server) createNeutral(ctx context.Context, in *installation, j *Job, why string) error {
+func (s *Server) createNeutral(ctx context.Context, in *githubapi.Installation, j *Job, why string) error {
 	summary := why + "\n\nFor this reason template-verify does not run the code of this pull request by itself. " +
 		"A maintainer reads the change first. Then the maintainer starts the verification with a pull-request comment that says `" + CommandWord + "`. " +
 		"A maintainer can also use the \"Run verification\" button of this check run."
-	_, _, err := in.client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
+	_, _, err := in.Client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
 		Name: RunName, HeadSHA: j.HeadSHA, Status: ptr("completed"), Conclusion: ptr("neutral"),
 		ExternalID: ptr(j.Delivery), CompletedAt: &github.Timestamp{Time: s.cfg.Clock.Now()},
 		Output:  output("A maintainer must start the verification", summary),
@@ -58,7 +59,7 @@ func (s *Server) createNeutral(ctx context.Context, in *installation, j *Job, wh
 
 // setRun changes the App's check run: status in_progress, or completed
 // with a conclusion.
-func (s *Server) setRun(ctx context.Context, in *installation, j *Job, conclusion, title, summary string) error {
+func (s *Server) setRun(ctx context.Context, in *githubapi.Installation, j *Job, conclusion, title, summary string) error {
 	if j.RunID == 0 {
 		return nil
 	}
@@ -70,17 +71,17 @@ func (s *Server) setRun(ctx context.Context, in *installation, j *Job, conclusio
 		opts.CompletedAt = &github.Timestamp{Time: s.cfg.Clock.Now()}
 		opts.Actions = rerunAction
 	}
-	if _, _, err := in.client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, j.RunID, opts); err != nil {
+	if _, _, err := in.Client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, j.RunID, opts); err != nil {
 		return fmt.Errorf("update the check run %q: %w", RunName, err)
 	}
 	return nil
 }
 
 // closeRuns concludes every run of ids that is not completed yet.
-func (s *Server) closeRuns(ctx context.Context, in *installation, j *Job, ids []int64, conclusion, title, summary string) error {
+func (s *Server) closeRuns(ctx context.Context, in *githubapi.Installation, j *Job, ids []int64, conclusion, title, summary string) error {
 	var first error
 	for _, id := range ids {
-		cr, _, err := in.client.Checks.GetCheckRun(ctx, j.Owner, j.Repo, id)
+		cr, _, err := in.Client.Checks.GetCheckRun(ctx, j.Owner, j.Repo, id)
 		if err != nil {
 			first = firstErr(first, fmt.Errorf("read check run %d: %w", id, err))
 			continue
@@ -88,7 +89,7 @@ func (s *Server) closeRuns(ctx context.Context, in *installation, j *Job, ids []
 		if cr.GetStatus() == "completed" {
 			continue
 		}
-		_, _, err = in.client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, id, github.UpdateCheckRunOptions{
+		_, _, err = in.Client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, id, github.UpdateCheckRunOptions{
 			Name: cr.GetName(), Status: ptr("completed"), Conclusion: ptr(conclusion),
 			CompletedAt: &github.Timestamp{Time: s.cfg.Clock.Now()}, Output: output(title, summary),
 		})

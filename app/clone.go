@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
@@ -58,5 +59,5 @@ func cleanErr(what string, err error, secrets ...string) error {
 			msg = strings.ReplaceAll(msg, s, "[token]")
 		}
 	}
-	return fmt.Errorf("%s: %s", what, redactAll(msg))
+	return fmt.Errorf("%s: %s", what, githubapi.RedactTokens(msg))
 }

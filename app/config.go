@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formula-code/template-verify/checks"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/internal/sandbox"
-	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
+
+// DefaultAPIURL is GitHub's public REST API.
+const DefaultAPIURL = githubapi.DefaultAPIURL
 
 // MaxBody is the largest webhook body taken: GitHub caps payloads at
 // 25 MB.
@@ -85,10 +88,10 @@ type Config struct {
 	// Checks are the check names whose runs are created before the
 	// verification; nil: the names of verify.DefaultChecks.
 	Checks []string
-	// Clock is used for all GitHub waits; nil: publish.RealClock.
-	Clock publish.Clock
+	// Clock is used for all GitHub waits; nil: githubapi.RealClock.
+	Clock githubapi.Clock
 	// WriteInterval spaces the writes of one installation; zero:
-	// publish.DefaultWriteInterval, negative: no spacing.
+	// githubapi.DefaultWriteInterval, negative: no spacing.
 	WriteInterval time.Duration
 	// HTTPTransport is the base transport of API calls; nil:
 	// http.DefaultTransport.

@@ -38,7 +38,7 @@ func (s *Server) recoverRuns(ctx context.Context, j *Job) {
 // openRunsOf lists the per-check runs ("template-verify / ...") of this
 // App on j's head that are not completed.
 func (s *Server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
-	in, err := s.clients.get(j.Installation)
+	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (s *Server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
 	opts := &github.ListCheckRunsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	var ids []int64
 	for {
-		res, resp, err := in.client.Checks.ListCheckRunsForRef(ctx, j.Owner, j.Repo, j.HeadSHA, opts)
+		res, resp, err := in.Client.Checks.ListCheckRunsForRef(ctx, j.Owner, j.Repo, j.HeadSHA, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list the check runs of %s: %w", short(j.HeadSHA), err)
 		}

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/formula-code/template-verify/internal/githubapi"
 )
 
 // The files of Credentials in a credentials folder. serve reads them when
@@ -366,7 +368,7 @@ func (r *Registrar) convert(ctx context.Context, code string) (Credentials, erro
 	case !slugPattern.MatchString(c.Slug):
 		return Credentials{}, fmt.Errorf("the conversion answer has an odd slug %q", c.Slug)
 	}
-	if _, err := parseKey(c.PrivateKey); err != nil {
+	if _, err := githubapi.ParseKey(c.PrivateKey); err != nil {
 		return Credentials{}, fmt.Errorf("the conversion answer: %w", err)
 	}
 	return c, nil

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/nice"
-	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/verify"
 )
 
@@ -28,7 +28,7 @@ type Server struct {
 	log     *slog.Logger
 	store   *Store
 	metrics *Metrics
-	clients *clients
+	clients *githubapi.Apps
 	verify  VerifyFunc
 	checks  []string
 	bot     string // the comment author
@@ -54,7 +54,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	key, err := parseKey(cfg.PrivateKey)
+	key, err := githubapi.ParseKey(cfg.PrivateKey)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Announcers = 4
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = publish.RealClock{}
+		cfg.Clock = githubapi.RealClock{}
 	}
 	log := cfg.Log
 	if log == nil {
@@ -83,12 +83,11 @@ func New(cfg Config) (*Server, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	s.clients = &clients{
-		appID: cfg.AppID, key: key, baseURL: cfg.APIURL,
-		base:  countingTransport{base: base, m: s.metrics},
-		cache: map[int64]*installation{},
-		newPub: func(b http.RoundTripper) *publish.Transport {
-			return &publish.Transport{Base: b, Clock: cfg.Clock, WriteInterval: cfg.WriteInterval, Log: log}
+	s.clients = &githubapi.Apps{
+		AppID: cfg.AppID, Key: key, APIURL: cfg.APIURL,
+		Base: countingTransport{base: base, m: s.metrics},
+		NewTransport: func(b http.RoundTripper) *githubapi.Transport {
+			return &githubapi.Transport{Base: b, Clock: cfg.Clock, WriteInterval: cfg.WriteInterval, Log: log}
 		},
 	}
 	if s.verify == nil {
@@ -215,7 +214,7 @@ func (s *Server) pruner() {
 
 // appSlug asks GET /app with the App's JWT.
 func (s *Server) appSlug(ctx context.Context) (string, error) {
-	in, err := s.clients.appClient()
+	in, err := s.clients.App()
 	if err != nil {
 		return "", err
 	}

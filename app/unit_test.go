@@ -134,10 +134,3 @@ func TestDecodeEdits(t *testing.T) {
 		}
 	}
 }
-
-func TestRedactAll(t *testing.T) {
-	got := redactAll("fatal: https://x-access-token:ghs_abcDEF123_x@host/repo: 401")
-	if strings.Contains(got, "ghs_") || !strings.Contains(got, "[token]@host") {
-		t.Fatalf("redactAll: %q", got)
-	}
-}

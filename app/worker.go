@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
@@ -51,7 +52,7 @@ func (s *Server) runJob(j *Job) {
 	// Publishing goes on after a cancel, so that no check run stays open.
 	pubCtx, pubCancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
 	defer pubCancel()
-	in, err := s.clients.get(j.Installation)
+	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		log.Error("installation client", "error", err)
 		return
@@ -102,7 +103,7 @@ func (s *Server) runJob(j *Job) {
 	defer s.forget(j)
 	s.metrics.Run(time.Since(start))
 	if err != nil {
-		msg := redactAll(err.Error())
+		msg := githubapi.RedactTokens(err.Error())
 		log.Error("verification failed", "error", msg)
 		s.fail(pubCtx, in, j, runs, "The verification stopped", "template-verify could not finish the verification: "+msg, log)
 		return
@@ -115,10 +116,10 @@ func (s *Server) runJob(j *Job) {
 // the base's policy cannot be read). GitHub counts neutral and skipped as
 // passed, so an error never concludes that way. When the check runs were
 // not made yet, it makes them, so that the gate says why.
-func (s *Server) fail(ctx context.Context, in *installation, j *Job, runs *publish.Runs, title, summary string, log *slog.Logger) {
+func (s *Server) fail(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, title, summary string, log *slog.Logger) {
 	if runs == nil {
 		pub, err := publish.New(publish.Target{
-			Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+			Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
 			CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
 		})
 		if err == nil {
@@ -148,7 +149,7 @@ func (s *Server) gate(ctx context.Context, j *Job) publish.Gate {
 
 // crashed concludes a job whose runs the process did not survive
 // MaxAttempts times, instead of running it again.
-func (s *Server) crashed(ctx context.Context, in *installation, j *Job, log *slog.Logger) {
+func (s *Server) crashed(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
 	title := fmt.Sprintf("The verification crashed %d times", j.Attempts)
@@ -171,12 +172,12 @@ func (s *Server) crashed(ctx context.Context, in *installation, j *Job, log *slo
 
 // execute clones, starts the check runs and verifies. runs is nil when
 // the check runs were not made.
-func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slog.Logger) (*publish.Runs, *report.Report, error) {
+func (s *Server) execute(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) (*publish.Runs, *report.Report, error) {
 	dir := s.workDir(j)
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, fmt.Errorf("clean the work folder: %w", err)
 	}
-	token, err := in.token(ctx)
+	token, err := in.Token(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +186,7 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 	}
 	token = ""
 	pub, err := publish.New(publish.Target{
-		Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+		Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
 		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
 	})
 	if err != nil {
@@ -203,7 +204,7 @@ func (s *Server) execute(ctx context.Context, in *installation, j *Job, log *slo
 	}
 	rep, err := s.safeVerify(ctx, VerifyInput{
 		Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
-		Checks: verify.ChecksWithGitHubLedger(in.client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
+		Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
 	})
 	if err != nil {
 		return runs, nil, fmt.Errorf("verify: %w", err)
@@ -225,14 +226,14 @@ func (s *Server) safeVerify(ctx context.Context, in VerifyInput) (rep *report.Re
 
 // publish completes the check runs and the gate, writes the comment and
 // concludes the App's check run.
-func (s *Server) publish(ctx context.Context, in *installation, j *Job, runs *publish.Runs, rep *report.Report, log *slog.Logger) {
+func (s *Server) publish(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, rep *report.Report, log *slog.Logger) {
 	gate := s.gate(ctx, j)
 	infos, err := runs.Complete(ctx, rep, gate)
 	if err != nil {
 		log.Warn("complete the check runs", "error", err)
 	}
 	pub, _ := publish.New(publish.Target{
-		Client: in.client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
+		Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
 		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
 	})
 	rep.Links = publish.LinksOf(webOrigin(j.CloneURL), j.Owner, j.Repo, runs, "")
@@ -276,7 +277,7 @@ func commentMode(j *Job) publish.CommentMode {
 }
 
 // cancelled concludes the runs of a job whose head a newer push replaced.
-func (s *Server) cancelled(ctx context.Context, in *installation, j *Job, runs *publish.Runs, newer string, log *slog.Logger) {
+func (s *Server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, newer string, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
 	why := fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))

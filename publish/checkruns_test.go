@@ -9,6 +9,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -66,7 +67,7 @@ func TestPublishRequests(t *testing.T) {
 		t.Errorf("pacing sleeps %v, want 8 of 1 s", s)
 	}
 	for _, d := range e.clock.Sleeps() {
-		if d != DefaultWriteInterval {
+		if d != githubapi.DefaultWriteInterval {
 			t.Errorf("pacing sleep %v", d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -17,7 +18,7 @@ func TestCommentConcurrentWritersMakeOne(t *testing.T) {
 	const writers = 8
 	pubs := make([]*Publisher, writers)
 	for i := range pubs {
-		c, err := NewClient(e.srv.URL, "tok", &Transport{Clock: e.clock, WriteInterval: -1})
+		c, err := githubapi.NewClient(e.srv.URL, "tok", &githubapi.Transport{Clock: e.clock, WriteInterval: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,8 @@
 // place. The GitHub Action uses it now and the GitHub App later, so it holds
 // no Action-specific code.
 //
-// Every REST call goes through Transport, an http.RoundTripper that waits
-// out rate limits (Retry-After, then x-ratelimit-reset, then 60 s), retries
-// server errors with backoff, and spaces writes about one second apart. All
-// waits go through a Clock, so tests run without real waits.
+// Its client comes from internal/githubapi, whose transport waits out rate
+// limits, retries server errors and paces writes.
 //
 // Outputs fit GitHub's limits: titles 255 characters, summary and text
 // 65,535 UTF-8 bytes each, 50 annotations a request, a comment body of

@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -34,7 +35,7 @@ type env struct {
 	srv   *fakegithub.Server
 	clock *fakeclock.Clock
 	pub   *Publisher
-	tr    *Transport
+	tr    *githubapi.Transport
 }
 
 // setup starts a fake GitHub with one pull request and a publisher for it.
@@ -46,11 +47,11 @@ func setup(t *testing.T, pace bool) *env {
 	clk := newClock()
 	srv.SetNow(clk.Now)
 	srv.AddPull(full, fakegithub.Pull{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
-	tr := &Transport{Clock: clk}
+	tr := &githubapi.Transport{Clock: clk}
 	if !pace {
 		tr.WriteInterval = -1
 	}
-	c, err := NewClient(srv.URL, "tok", tr)
+	c, err := githubapi.NewClient(srv.URL, "tok", tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,12 @@
 package publish
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/internal/githubapi"
 )
 
 // Publisher publishes reports on one pull request: its check runs go on the
@@ -21,7 +20,7 @@ type Publisher struct {
 	author  string
 	details string
 	maxAnn  int
-	clock   Clock
+	clock   githubapi.Clock
 	log     *slog.Logger
 }
 
@@ -42,7 +41,7 @@ type Target struct {
 	// MaxAnnotations is the most annotations a check run gets; <= 0 means
 	// DefaultMaxAnnotations.
 	MaxAnnotations int
-	Clock          Clock // nil: RealClock; times of the check runs
+	Clock          githubapi.Clock // nil: RealClock; times of the check runs
 	Log            *slog.Logger
 }
 
@@ -70,37 +69,12 @@ func New(t Target) (*Publisher, error) {
 		clock: t.Clock, log: t.Log,
 	}
 	if p.clock == nil {
-		p.clock = RealClock{}
+		p.clock = githubapi.RealClock{}
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	return p, nil
-}
-
-// StatusOf returns the HTTP status of a GitHub API error, or 0.
-func StatusOf(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.Response != nil {
-		return ab.Response.StatusCode
-	}
-	return 0
-}
-
-// IsForbidden reports whether err is a 403 that is not a rate limit: the
-// token may not write, as for a pull request from a fork.
-func IsForbidden(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden &&
-		!strings.Contains(strings.ToLower(er.Message), "rate limit")
 }
 
 func ptr[T any](v T) *T { return &v }

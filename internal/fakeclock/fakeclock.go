@@ -1,4 +1,4 @@
-// Package fakeclock is a publish.Clock for tests: time moves only when
+// Package fakeclock is a githubapi.Clock for tests: time moves only when
 // something sleeps, no sleep waits, and every wait is recorded.
 package fakeclock
 

@@ -1,6 +1,7 @@
-package publish
+package githubapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,4 +33,29 @@ func NewClient(baseURL, token string, t *Transport) (*github.Client, error) {
 		c.BaseURL = u
 	}
 	return c, nil
+}
+
+// StatusOf returns the HTTP status of a GitHub API error, or 0.
+func StatusOf(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) && rl.Response != nil {
+		return rl.Response.StatusCode
+	}
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &ab) && ab.Response != nil {
+		return ab.Response.StatusCode
+	}
+	return 0
+}
+
+// IsForbidden reports whether err is a 403 that is not a rate limit: the
+// token may not write, as for a pull request from a fork.
+func IsForbidden(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden &&
+		!strings.Contains(strings.ToLower(er.Message), "rate limit")
 }

@@ -1,4 +1,4 @@
-package publish
+package githubapi
 
 import (
 	"context"
@@ -10,16 +10,50 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 )
 
-// createRun sends one write through the publisher's client.
+const (
+	owner   = "octo"
+	repo    = "hello"
+	headSHA = "0123456789abcdef0123456789abcdef01234567"
+)
+
+func newClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+}
+
+type env struct {
+	srv    *fakegithub.Server
+	clock  *fakeclock.Clock
+	client *github.Client
+	tr     *Transport
+}
+
+// setup starts a fake GitHub and a client of it whose writes are not
+// paced, so the sleeps a test sees are the retries alone.
+func setup(t *testing.T) *env {
+	t.Helper()
+	srv := fakegithub.New(t)
+	clk := newClock()
+	srv.SetNow(clk.Now)
+	tr := &Transport{Clock: clk, WriteInterval: -1}
+	c, err := NewClient(srv.URL, "tok", tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, clock: clk, client: c, tr: tr}
+}
+
+// createRun sends one write through the client.
 func createRun(e *env) error {
-	_, _, err := e.pub.client.Checks.CreateCheckRun(context.Background(), owner, repo, github.CreateCheckRunOptions{Name: "x", HeadSHA: headSHA})
+	_, _, err := e.client.Checks.CreateCheckRun(context.Background(), owner, repo, github.CreateCheckRunOptions{Name: "x", HeadSHA: headSHA})
 	return err
 }
 
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		faults   func(e *env)
@@ -92,7 +126,7 @@ func TestRetries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := setup(t, false)
+			e := setup(t)
 			tc.faults(e)
 			err := createRun(e)
 			if tc.errHas == "" && err != nil {
@@ -118,7 +152,8 @@ func TestRetries(t *testing.T) {
 }
 
 func TestForbiddenIsNotRateLimit(t *testing.T) {
-	e := setup(t, false)
+	t.Parallel()
+	e := setup(t)
 	e.srv.FailNext(1, fakegithub.Forbidden())
 	if err := createRun(e); !IsForbidden(err) {
 		t.Errorf("IsForbidden(%v) = false", err)
@@ -132,7 +167,8 @@ func TestForbiddenIsNotRateLimit(t *testing.T) {
 // After a refused rate limit, go-github must not refuse the next request
 // on its own: the transport hid the headers it keys on.
 func TestNoClientSideBlockAfterGivingUp(t *testing.T) {
-	e := setup(t, false)
+	t.Parallel()
+	e := setup(t)
 	e.srv.FailNext(1, fakegithub.SecondaryRateLimit(time.Hour))
 	if err := createRun(e); err == nil {
 		t.Fatal("want an error")
@@ -153,6 +189,7 @@ func TestNoClientSideBlockAfterGivingUp(t *testing.T) {
 // A success with x-ratelimit-remaining 0 makes the next request wait for
 // the reset.
 func TestUsedUpLimitPausesNextRequest(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	reset := clk.Now().Add(30 * time.Second)
 	calls := 0
@@ -182,6 +219,7 @@ func TestUsedUpLimitPausesNextRequest(t *testing.T) {
 }
 
 func TestNetworkErrorRetriesReadsOnly(t *testing.T) {
+	t.Parallel()
 	for _, method := range []string{"GET", "POST"} {
 		clk := newClock()
 		calls := 0
@@ -205,6 +243,7 @@ func TestNetworkErrorRetriesReadsOnly(t *testing.T) {
 }
 
 func TestRetryAfterDate(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d, ok := parseRetryAfter(now.Add(90*time.Second).Format(http.TimeFormat), now)
 	if !ok || d != 90*time.Second {
@@ -216,11 +255,12 @@ func TestRetryAfterDate(t *testing.T) {
 }
 
 func TestCancelledContextStopsWaiting(t *testing.T) {
-	e := setup(t, false)
+	t.Parallel()
+	e := setup(t)
 	e.srv.FailNext(1, fakegithub.SecondaryRateLimit(7*time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := e.pub.client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{Name: "x", HeadSHA: headSHA})
+	_, _, err := e.client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{Name: "x", HeadSHA: headSHA})
 	if err == nil {
 		t.Fatal("want an error")
 	}
