@@ -16,26 +16,24 @@ import (
 // Name is the check's name in reports and config keys.
 const Name = "pytest"
 
-type check struct{}
+// Check is the pytest check.
+type Check struct{}
 
 // New returns the pytest check.
-func New() checks.Check { return check{} }
+func New() *Check { return &Check{} }
 
 // Name implements checks.Check.
-func (check) Name() string { return Name }
+func (*Check) Name() string { return Name }
 
-// Run implements checks.Check.
-func (check) Run(ctx context.Context, in *checks.Input) checks.Result {
+// Run implements checks.Check. Whether the config turns the check off is
+// verify's decision (a check the head turns off never runs); a config
+// without a pytest block here is a caller's mistake, and never a pass.
+func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
 	cfg := in.Config.Pytest
 	if cfg == nil {
-		// Off at base and head: nothing to verify. Off only at head: this
-		// change turns the check off, which is never a pass.
 		res.Conclusion = checks.NotRun
-		if in.BaseConfig != nil && in.BaseConfig.Pytest == nil {
-			res.Conclusion = checks.Skipped
-		}
-		res.Title = "The config turns the pytest check off"
+		res.Title = "The pytest check has no pytest block to run"
 		res.Summary = "The configuration has no pytest block, so no pytest suite ran."
 		return res
 	}

@@ -10,7 +10,7 @@ import (
 // group's copy list), and that file matches the triggers of a suite or is
 // under the runner's group root. Copied files are never rendered, so they
 // are never in the plan's templates; their tests still run.
-func (check) HasWork(p *plan.Plan, _, cfg *config.Config) bool {
+func (*Check) HasWork(p *plan.Plan, _, cfg *config.Config) bool {
 	if cfg.Pytest == nil {
 		return false
 	}
