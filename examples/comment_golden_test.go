@@ -2,7 +2,6 @@ package examples
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,11 +14,10 @@ import (
 	"github.com/formula-code/template-verify/checks/names"
 	synccheck "github.com/formula-code/template-verify/checks/sync"
 	"github.com/formula-code/template-verify/checks/taint"
+	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"
 	"github.com/formula-code/template-verify/verify"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // volatile masks what differs between runs of one head: durations, the
 // Jinja2 version and the temporary folders of the run.
@@ -90,23 +88,7 @@ func TestCheckCommentGoldens(t *testing.T) {
 			for _, v := range volatile {
 				md = v.re.ReplaceAllString(md, v.with)
 			}
-			path := filepath.Join("testdata", "comments", name+"-"+tc.head+".md")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./examples -run TestCheckCommentGoldens -update writes it)", err)
-			}
-			if md != string(want) {
-				t.Errorf("the comment differs from %s (go test ./examples -run TestCheckCommentGoldens -update rewrites it); got:\n%s", path, md)
-			}
+			golden.Check(t, filepath.Join("testdata", "comments", name+"-"+tc.head+".md"), md)
 		})
 	}
 }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // volatile matches what changes from run to run: durations, temporary
 // folders, and the Jinja2 and pytest versions of the machine.
@@ -67,42 +63,7 @@ func TestDemoGolden(t *testing.T) {
 			if problems := housestyle.Lint(out); len(problems) > 0 {
 				t.Errorf("the comment breaks the house style:\n%v", problems)
 			}
-			got := normalize(out)
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to write it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("comment differs from %s (go test ./cmd/template-verify -run TestDemoGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), normalize(out))
 		})
 	}
-}
-
-// lineDiff shows the first lines that differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var sb strings.Builder
-	n := 0
-	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			n++
-			sb.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b + "\n")
-		}
-	}
-	return sb.String()
 }
