@@ -29,6 +29,17 @@ func (c Conclusion) Passed() bool { return c == Success }
 // Failed reports whether the conclusion makes the whole run fail.
 func (c Conclusion) Failed() bool { return c == Failure || c == TimedOut }
 
+// CheckRun is the conclusion of the check's run on GitHub. A check that
+// did not run is "neutral", never "success"; an unknown value is "neutral"
+// too.
+func (c Conclusion) CheckRun() string {
+	switch c {
+	case Success, Failure, Skipped, TimedOut, Cancelled:
+		return string(c)
+	}
+	return "neutral"
+}
+
 // Level is the severity of a finding; the values are GitHub's annotation levels.
 type Level string
 

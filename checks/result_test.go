@@ -3,6 +3,7 @@ package checks
 import "testing"
 
 func TestOverall(t *testing.T) {
+	t.Parallel()
 	r := func(cs ...Conclusion) []Result {
 		var out []Result
 		for _, c := range cs {
@@ -32,6 +33,20 @@ func TestOverall(t *testing.T) {
 	for _, c := range []Conclusion{NotRun, Skipped, Cancelled, TimedOut, Failure} {
 		if c.Passed() {
 			t.Errorf("%s counts as passed", c)
+		}
+	}
+}
+
+// TestConclusionCheckRun: a check that did not run, or an unknown value,
+// is neutral on GitHub, never success.
+func TestConclusionCheckRun(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[Conclusion]string{
+		Success: "success", Failure: "failure", NotRun: "neutral",
+		Skipped: "skipped", TimedOut: "timed_out", Cancelled: "cancelled", "weird": "neutral",
+	} {
+		if got := in.CheckRun(); got != want {
+			t.Errorf("%s -> %s, want %s", in, got, want)
 		}
 	}
 }

@@ -1,21 +1,19 @@
 package publish
 
-import "testing"
+import "github.com/formula-code/template-verify/internal/markdown"
 
-// Check-run text is escaped by the report's rule: "<" outside code spans
-// only, so that a code span shows what was typed.
-func TestProse(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text", "plain text"},
-		{"<details> opens\nnothing", "&lt;details> opens nothing"},
-		{"run `git diff <sha>` again", "run `git diff <sha>` again"},
-		{"a & b > c", "a & b > c"},
-		{"unclosed `tick <b>", "unclosed \\`tick &lt;b>"},
-		{"@admin &#64;x", "@\u200badmin &amp;#\u200b64;x"},
-	}
-	for _, tt := range tests {
-		if got := prose(tt.in); got != tt.want {
-			t.Errorf("prose(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+// mdState reads markdown line by line for checkMarkdown (comment_test.go).
+//
+// Deprecated: forwarding until callers move; use markdown.State.
+type mdState struct {
+	st                            markdown.State
+	fenceLen, tableLines, details int
+}
+
+func (s *mdState) line(l string) {
+	s.st.Line(l)
+	s.fenceLen, s.tableLines, s.details = 0, s.st.TableLines(), s.st.OpenDetails()
+	if s.st.InFence() {
+		s.fenceLen = 1
 	}
 }

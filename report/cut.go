@@ -174,7 +174,7 @@ func (v *view) cutLists() bool {
 				cv.Findings = cv.Findings[:n/2]
 				cut := cv.total - n/2
 				cv.FindingsCut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more finding", "more findings"))
-				v.cuts.list(cv.name+"\x00findings", fmt.Sprintf("Cut: %d of %s of the %s check.", cut, plural(cv.total, "finding", "findings"), prose(cv.name)))
+				v.cuts.list(cv.name+"\x00findings", fmt.Sprintf("Cut: %s of %s of the %s check.", thousands(cut), plural(cv.total, "finding", "findings"), prose(cv.name)))
 			}})
 		}
 		for _, t := range cv.Tables {
@@ -188,7 +188,7 @@ func (v *view) cutLists() bool {
 					t.Rows = t.Rows[:n/2]
 					cut := t.total - n/2
 					t.Cut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more row", "more rows"))
-					v.cuts.list(cv.name+"\x00table\x00"+t.Title, fmt.Sprintf("Cut: %d of %s of the table %s", cut, plural(t.total, "row", "rows"), t.Title))
+					v.cuts.list(cv.name+"\x00table\x00"+t.Title, fmt.Sprintf("Cut: %s of %s of the table %s", thousands(cut), plural(t.total, "row", "rows"), t.Title))
 				}})
 			}
 		}
@@ -203,7 +203,7 @@ func (v *view) cutLists() bool {
 			total := len(items) + more
 			v.Failures = v.Failures[:n/2]
 			v.FailuresMore = fmt.Sprintf("%s more below, in the details of the checks.", capital(plural(total-n/2, "failure", "failures")))
-			v.cuts.list("lead", fmt.Sprintf("Cut: %d of the %s listed first.", total-n/2, plural(total, "failure", "failures")))
+			v.cuts.list("lead", fmt.Sprintf("Cut: %s of the %s listed first.", thousands(total-n/2), plural(total, "failure", "failures")))
 		}})
 	}
 	if n := len(v.Changes); n > 0 {
@@ -219,7 +219,7 @@ func (v *view) cutLists() bool {
 			v.Changes = v.Changes[:n/2]
 			cut := total - n/2
 			v.ChangesCut = fmt.Sprintf("%s are cut to fit the size limit.", plural(cut, "more change", "more changes"))
-			v.cuts.list("changes", fmt.Sprintf("Cut: %d of %s.", cut, plural(total, "change", "changes")))
+			v.cuts.list("changes", fmt.Sprintf("Cut: %s of %s.", thousands(cut), plural(total, "change", "changes")))
 		}})
 	}
 	if v.Tree != nil && v.trees != 0 {
@@ -231,7 +231,7 @@ func (v *view) cutLists() bool {
 			v.trees = n / 2
 			v.setTree()
 			total := len(v.report.Templates)
-			v.cuts.list("tree", fmt.Sprintf("Cut: %d of %s in the file tree.", total-n/2, plural(total, "template", "templates")))
+			v.cuts.list("tree", fmt.Sprintf("Cut: %s of %s in the file tree.", thousands(total-n/2), plural(total, "template", "templates")))
 		}})
 	}
 	if len(ls) == 0 {

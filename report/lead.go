@@ -2,12 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/formula-code/template-verify/internal/markdown"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // Links are the web pages the comment links to. Each is empty when the
@@ -124,13 +124,13 @@ func leadFailures(r *Report) (items []string, more int) {
 				continue
 			}
 			n++
-			s := markFail + " **" + bold(prose(res.Check)) + "**:"
-			if loc := findingLoc(f); loc != "" {
+			s := markFail + " " + markdown.Bold(prose(res.Check)) + ":"
+			if loc := markdown.Location(f.Path, f.Line, f.EndLine); loc != "" {
 				s += " " + r.lineLink(f, clip(loc, maxLeadMessage))
 			}
 			title, msg := prose(clip(markdown.Plain(f.Title), maxLeadMessage)), prose(clip(markdown.Plain(f.Message), maxLeadMessage))
 			if title != "" && title != msg {
-				s += " " + strings.TrimRight(title, ".:") + "."
+				s += " " + sentence(title)
 			}
 			if msg != "" {
 				s += " " + sentence(msg)
@@ -138,7 +138,7 @@ func leadFailures(r *Report) (items []string, more int) {
 			add(s)
 		}
 		if n == 0 && res.Conclusion.Failed() {
-			s := markFail + " **" + bold(prose(res.Check)) + "**: " + Word(res.Conclusion)
+			s := markFail + " " + markdown.Bold(prose(res.Check)) + ": " + Word(res.Conclusion)
 			if t := prose(clip(markdown.Plain(res.Title), maxLeadMessage)); t != "" {
 				s += ". " + sentence(capital(t))
 			} else {
@@ -148,18 +148,6 @@ func leadFailures(r *Report) (items []string, more int) {
 		}
 	}
 	return items, more
-}
-
-// findingLoc is "path:line" or "path:line-end", or the path alone.
-func findingLoc(f checks.Finding) string {
-	loc := f.Path
-	if loc != "" && f.Line > 0 {
-		loc += ":" + itoa(f.Line)
-		if f.EndLine > f.Line {
-			loc += "-" + itoa(f.EndLine)
-		}
-	}
-	return loc
 }
 
 var (

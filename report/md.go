@@ -41,24 +41,6 @@ func clip(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// cell makes text safe in a table cell.
-func cell(s string) string {
-	return strings.ReplaceAll(prose(s), "|", `\|`)
-}
-
-// sentence ends s with a period unless it ends with punctuation already.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
-	}
-	switch s[len(s)-1] {
-	case '.', '!', '?':
-		return s
-	}
-	return s + "."
-}
-
 // indent puts n spaces before every line of s that is not empty.
 func indent(n int, s string) string {
 	pad := strings.Repeat(" ", n)
@@ -82,44 +64,18 @@ func paras(parts ...string) string {
 	return strings.Join(keep, "\n\n")
 }
 
-// list joins words as "a", "a and b" or "a, b and c".
-func list(words []string) string {
-	switch len(words) {
-	case 0:
-		return ""
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-// plural returns "1 template" or "2 templates".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return itoa(n) + " " + many
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// thousands writes n with commas: 65536 -> "65,536".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
 
 // Shared with the other output packages, so text is quoted the same way.
 var (
-	oneLine = markdown.OneLine
-	plain   = markdown.Plain
-	code    = markdown.Code
+	oneLine   = markdown.OneLine
+	plain     = markdown.Plain
+	code      = markdown.Code
+	sentence  = markdown.Sentence
+	list      = markdown.List
+	plural    = markdown.Plural
+	thousands = markdown.Thousands
 )
+
+// cell makes text safe in a table cell.
+func cell(s string) string { return markdown.CellText(prose(s)) }

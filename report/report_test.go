@@ -598,7 +598,7 @@ func TestLineLink(t *testing.T) {
 		{checks.Finding{Path: "../etc/passwd", Line: 1}, "`../etc/passwd:1`"},
 		{checks.Finding{Path: "t.sh"}, "`t.sh`"},
 	} {
-		if got := r.lineLink(tc.f, findingLoc(tc.f)); got != tc.want {
+		if got := r.lineLink(tc.f, markdown.Location(tc.f.Path, tc.f.Line, tc.f.EndLine)); got != tc.want {
 			t.Errorf("lineLink(%+v) = %s, want %s", tc.f, got, tc.want)
 		}
 	}

@@ -201,12 +201,12 @@ func TestSizeLimitManyFindings(t *testing.T) {
 	}
 	lintClean(t, md)
 	tablesWhole(t, md)
-	m := regexp.MustCompile(`Cut: ([0-9]+) of 5000 findings of the render check\.`).FindStringSubmatch(md)
+	m := regexp.MustCompile(`Cut: ([0-9,]+) of 5,000 findings of the render check\.`).FindStringSubmatch(md)
 	if m == nil {
 		t.Fatalf("no note on the cut findings")
 	}
 	shown := strings.Count(md, "` warning: Line ")
-	if want := fmt.Sprintf("%d more findings are cut to fit the size limit.", 5000-shown); !strings.Contains(md, want) || m[1] != fmt.Sprint(5000-shown) {
+	if want := fmt.Sprintf("%s more findings are cut to fit the size limit.", thousands(5000-shown)); !strings.Contains(md, want) || m[1] != thousands(5000-shown) {
 		t.Errorf("shown %d findings; note %q; want %q", shown, m[0], want)
 	}
 }

@@ -362,23 +362,8 @@ func tableLine(cells []string, cols int) string {
 }
 
 func findingViewOf(f checks.Finding) *findingView {
-	loc := findingLoc(f)
-	level := prose(string(f.Level))
-	if level == "" {
-		level = string(checks.LevelNotice)
-	}
-	text := escapeStart(level) + ":"
-	if loc != "" {
-		text = code(loc) + " " + text
-	}
-	title, msg := prose(f.Title), prose(f.Message)
-	if title != "" && title != msg {
-		text += " **" + bold(sentence(title)) + "**"
-	}
-	if msg != "" {
-		text += " " + sentence(msg)
-	}
-	fv := &findingView{Text: text, loc: loc}
+	loc := markdown.Location(f.Path, f.Line, f.EndLine)
+	fv := &findingView{Text: findingText(f), loc: loc}
 	if fv.loc == "" {
 		fv.loc = f.Path
 	}
@@ -388,43 +373,64 @@ func findingViewOf(f checks.Finding) *findingView {
 	return fv
 }
 
+// findingText is one finding in one line, the same in the comment and the
+// check run: "`path:line` level: **Title.** Message."
+func findingText(f checks.Finding) string {
+	text := levelOf(f.Level) + ":"
+	if loc := markdown.Location(f.Path, f.Line, f.EndLine); loc != "" {
+		text = code(loc) + " " + text
+	}
+	title, msg := prose(f.Title), prose(f.Message)
+	if title != "" && title != msg {
+		text += " " + markdown.Bold(sentence(title))
+	}
+	if msg != "" {
+		text += " " + sentence(msg)
+	}
+	return text
+}
+
 // changeViews lists the changes of every result, numbered in order.
 func changeViews(r *Report) []*changeView {
 	var out []*changeView
 	for _, res := range r.Results {
 		for _, c := range res.Changes {
-			n := len(out) + 1
-			head := prose(c.Headline)
-			if head == "" {
-				head = prose(c.Status)
-			}
-			title := bold(prose(c.Path))
-			if head != "" {
-				title += ": " + bold(head)
-			}
-			cv := &changeView{Num: n, Indent: len(itoa(n)) + 2, Title: title, path: c.Path}
-			if e := prose(c.Effect); e != "" {
-				cv.Effect = "Effect: " + sentence(e)
-			}
-			if b := prose(c.Before); b != "" {
-				cv.Before = "Before: " + sentence(b)
-			}
-			if strings.TrimSpace(c.Diff) != "" {
-				cv.Diff = &details{Summary: diffSummary(c), Block: newBlock("diff", c.Diff)}
-			}
-			out = append(out, cv)
+			out = append(out, changeViewOf(len(out)+1, c))
 		}
 	}
 	return out
 }
 
-func diffSummary(c checks.Change) string {
-	return fmt.Sprintf("Rendered diff: %s added, %s removed", plural(c.Added, "line", "lines"), plural(c.Removed, "line", "lines"))
+// changeViewOf lays out change number n.
+func changeViewOf(n int, c checks.Change) *changeView {
+	head := changeHeadline(c)
+	title := prose(c.Path)
+	if head != "" {
+		title += ": " + head
+	}
+	cv := &changeView{Num: n, Indent: len(itoa(n)) + 2, Title: markdown.Bold(title), path: c.Path}
+	if e := prose(c.Effect); e != "" {
+		cv.Effect = "Effect: " + sentence(e)
+	}
+	if b := prose(c.Before); b != "" {
+		cv.Before = "Before: " + sentence(b)
+	}
+	if strings.TrimSpace(c.Diff) != "" {
+		cv.Diff = &details{Summary: diffSummary(c), Block: newBlock("diff", c.Diff)}
+	}
+	return cv
 }
 
-// bold escapes the marks that would end bold text early.
-func bold(s string) string {
-	return strings.ReplaceAll(s, "*", `\*`)
+// changeHeadline is what changed, in a few words.
+func changeHeadline(c checks.Change) string {
+	if h := prose(c.Headline); h != "" {
+		return h
+	}
+	return prose(c.Status)
+}
+
+func diffSummary(c checks.Change) string {
+	return fmt.Sprintf("Rendered diff: %s added, %s removed", plural(c.Added, "line", "lines"), plural(c.Removed, "line", "lines"))
 }
 
 // summaryText makes s safe inside a <summary> element.

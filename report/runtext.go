@@ -1,10 +1,11 @@
-package publish
+package report
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // Kinds of text blocks, named in the cut note.
@@ -16,26 +17,19 @@ const (
 	kindDetails = "details"
 )
 
-// The text shows at most this much of one finding's message and details,
-// so that one long finding does not push out the others.
-const (
-	maxFindingBytes   = 2000
-	maxFindingDetails = 16 << 10
-)
-
 // textBlock is one whole markdown block of a check run's text.
 type textBlock struct {
 	kind string
 	text string
 }
 
-// textBlocks lays out the text of a check run: every finding (failures
-// first), the tables, the changes with their rendered diffs, and the
-// details.
+// textBlocks lays out the text of a check run with the comment's words:
+// every finding (failures first), the tables, the changes with their
+// rendered diffs, and the details.
 func textBlocks(res checks.Result, unannotated, maxAnnotations int) []textBlock {
 	var bs []textBlock
 	if len(res.Findings) > 0 {
-		bs = append(bs, textBlock{kindLead, fmt.Sprintf("### Findings (%d)", len(res.Findings))})
+		bs = append(bs, textBlock{kindLead, fmt.Sprintf("### Findings (%s)", thousands(len(res.Findings)))})
 		if unannotated > 0 {
 			bs = append(bs, textBlock{kindLead, fmt.Sprintf("A check run gets at most %s annotations, so %s with a file and line have no annotation. This list shows all findings.",
 				thousands(maxAnnotations), plural(unannotated, "finding", "findings"))})
@@ -43,7 +37,7 @@ func textBlocks(res checks.Result, unannotated, maxAnnotations int) []textBlock 
 		for _, rank := range []int{0, 1, 2} {
 			for _, f := range res.Findings {
 				if levelRank(levelOf(f.Level)) == rank {
-					bs = append(bs, textBlock{kindFinding, findingText(f)})
+					bs = append(bs, textBlock{kindFinding, findingMarkdown(f)})
 				}
 			}
 		}
@@ -51,101 +45,55 @@ func textBlocks(res checks.Result, unannotated, maxAnnotations int) []textBlock 
 	if len(res.Tables) > 0 {
 		bs = append(bs, textBlock{kindLead, "### Tables"})
 		for _, t := range res.Tables {
-			bs = append(bs, textBlock{kindTable, tableText(t)})
+			bs = append(bs, textBlock{kindTable, tableViewOf(t).markdown()})
 		}
 	}
 	if len(res.Changes) > 0 {
 		bs = append(bs, textBlock{kindLead, "### Changes"})
 		for _, c := range res.Changes {
-			bs = append(bs, textBlock{kindChange, changeText(c)})
+			bs = append(bs, textBlock{kindChange, changeViewOf(0, c).markdown()})
 		}
 	}
 	if strings.TrimSpace(res.Details) != "" {
-		bs = append(bs, textBlock{kindDetails, "### Details\n\n" + fenced("text", res.Details)})
+		bs = append(bs, textBlock{kindDetails, "### Details\n\n" + newBlock("text", res.Details).markdown()})
 	}
 	return bs
 }
 
-func findingText(f checks.Finding) string {
-	s := "**" + levelOf(f.Level) + "**"
-	if loc := location(f); loc != "" {
-		s += " at " + code(loc)
-	}
-	s += ":"
-	title, msg := prose(CutChars(f.Title, MaxTitleChars)), prose(CutBytes(f.Message, maxFindingBytes, ellipsis))
-	if title != "" && title != msg {
-		s += " **" + sentence(title) + "**"
-	}
-	if msg != "" {
-		s += " " + sentence(msg)
-	}
+// findingMarkdown is a finding as the comment lists it, with its details
+// (at most maxFindingDetails) folded under it.
+func findingMarkdown(f checks.Finding) string {
+	s := findingViewOf(f).Text
 	if strings.TrimSpace(f.Details) != "" {
-		s += "\n\n" + collapsed("Details", "text", CutBytes(f.Details, maxFindingDetails, "\n"+ellipsis+" (cut; the annotation has more)"))
+		d := &details{Summary: "Details", Block: newBlock("text", markdown.CutBytes(f.Details, maxFindingDetails, "\n"+markdown.Ellipsis+" (cut; the annotation has more)"))}
+		s += "\n\n" + d.markdown()
 	}
 	return s
 }
 
-func location(f checks.Finding) string {
-	loc := f.Path
-	if loc != "" && f.Line > 0 {
-		loc += fmt.Sprintf(":%d", f.Line)
-		if f.EndLine > f.Line {
-			loc += fmt.Sprintf("-%d", f.EndLine)
-		}
-	}
-	return loc
+// markdown is the block as the template "block" writes it.
+func (b *block) markdown() string {
+	return b.Fence + b.Lang + "\n" + b.Body + "\n" + b.Fence
 }
 
-func tableText(t checks.Table) string {
-	cols := max(len(t.Header), 1)
-	for _, r := range t.Rows {
-		cols = max(cols, len(r))
-	}
-	line := func(cells []string) string {
-		var b strings.Builder
-		b.WriteString("|")
-		for i := range cols {
-			c := ""
-			if i < len(cells) {
-				c = cell(cells[i])
-			}
-			b.WriteString(" " + c + " |")
-		}
-		return b.String()
-	}
-	title := strings.TrimRight(prose(t.Title), ".:")
-	if title == "" {
-		title = "Table"
-	}
-	lines := []string{"**" + escapeStart(title) + ":**", "", line(t.Header), "|" + strings.Repeat(" --- |", cols)}
-	for _, r := range t.Rows {
-		lines = append(lines, line(r))
-	}
-	return strings.Join(lines, "\n")
+// markdown is the folded block as the template "details" writes it.
+func (d *details) markdown() string {
+	return "<details><summary>" + d.Summary + "</summary>\n\n" + d.Block.markdown() + "\n\n</details>"
 }
 
-func changeText(c checks.Change) string {
-	s := code(c.Path)
-	if c.Status != "" {
-		s += " (" + prose(c.Status) + ")"
+// markdown is the table as the template "table" writes it.
+func (t *tableView) markdown() string {
+	return strings.Join(append([]string{t.Title, "", t.Header, t.Delim}, t.Rows...), "\n")
+}
+
+// markdown is the change as the template "change" writes it, without the
+// item number.
+func (c *changeView) markdown() string {
+	var d string
+	if c.Diff != nil {
+		d = c.Diff.markdown()
 	}
-	if h := prose(c.Headline); h != "" {
-		s += ": **" + sentence(h) + "**"
-	}
-	parts := []string{s}
-	if e := prose(c.Effect); e != "" {
-		parts = append(parts, "Effect: "+sentence(e))
-	}
-	if b := prose(c.Before); b != "" {
-		parts = append(parts, "Before: "+sentence(b))
-	}
-	if c.Added > 0 || c.Removed > 0 {
-		parts = append(parts, fmt.Sprintf("Rendered lines: %s added, %s removed.", thousands(c.Added), thousands(c.Removed)))
-	}
-	if strings.TrimSpace(c.Diff) != "" {
-		parts = append(parts, collapsed("Rendered diff", "diff", c.Diff))
-	}
-	return strings.Join(parts, "\n\n")
+	return paras(c.Title, c.Effect, c.Before, d)
 }
 
 // cutText joins the blocks within limit bytes. When they do not fit, it
@@ -174,7 +122,7 @@ func cutText(bs []textBlock, limit int, command string) string {
 		}
 		partial := ""
 		if bs[i].kind != kindLead && room >= 256 {
-			if kept, pos := cutPrefix(t, room, inBytes); pos > 0 {
+			if kept, pos := markdown.CutPrefix(t, room, markdown.Bytes); pos > 0 {
 				b.WriteString(sep + strings.TrimRight(kept, "\n"))
 				partial = bs[i].kind
 			}
@@ -218,20 +166,12 @@ func textNote(limit int, left []textBlock, partial, command string) string {
 	if count[kindDetails] > 0 {
 		items = append(items, "the details")
 	}
+	if len(items) == 0 {
+		items = append(items, "the end of the text")
+	}
 	s := fmt.Sprintf("> **Cut:** This text is longer than GitHub's limit of %s bytes. The cut leaves out %s.", thousands(limit), list(items))
 	if c := code(command); c != "" {
 		s += " Run " + c + " to see all of it."
 	}
 	return s
-}
-
-// list joins words as "a", "a and b", "a, b and c".
-func list(words []string) string {
-	switch len(words) {
-	case 0:
-		return "the end of the text"
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
