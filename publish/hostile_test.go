@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
 )
 
 // TestLinksOf gives the comment the pages of the check runs that Start

@@ -43,4 +43,3 @@ func TestOutputWithinLimitsOnGitHub(t *testing.T) {
 		t.Errorf("%d annotations, status %s", len(run.Annotations), run.Status)
 	}
 }
-

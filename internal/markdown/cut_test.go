@@ -119,11 +119,11 @@ func TestCutPrefixTableHeader(t *testing.T) {
 func TestBroken(t *testing.T) {
 	t.Parallel()
 	for md, want := range map[string]bool{
-		"text\n\n```\ncode\n```\n":         false,
-		"text\n\n```\ncode\n":              true,
+		"text\n\n```\ncode\n```\n":        false,
+		"text\n\n```\ncode\n":             true,
 		"<details><summary>x</summary>\n": true,
-		"| a |\n| --- |\n| 1 |\n":          false,
-		"| a |\ntext\n":                    true,
+		"| a |\n| --- |\n| 1 |\n":         false,
+		"| a |\ntext\n":                   true,
 	} {
 		if got := Broken(md) != ""; got != want {
 			t.Errorf("Broken(%q) = %q, want broken %v", md, Broken(md), want)
