@@ -31,6 +31,8 @@ type Runs struct {
 	ids   map[string]int64
 	urls  map[string]string
 	done  map[string]string // check -> conclusion sent
+	// gateDone is the gate Complete sent.
+	gateDone GateOutcome
 }
 
 // Start creates one check run per check, and the gate, on the head commit
@@ -97,6 +99,7 @@ func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate Gate) ([]R
 		}
 	}
 	g := GateOf(results, gate)
+	r.gateDone = g
 	if err := r.complete(ctx, GateCheck, g.Conclusion, Output{Title: g.Title, Summary: g.Summary}); err != nil {
 		errs = append(errs, err)
 	}

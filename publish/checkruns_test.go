@@ -18,10 +18,7 @@ var mainGate = Gate{BaseRef: "main", Branches: config.Default().Gate.Branches}
 func TestPublishRequests(t *testing.T) {
 	e := setup(t, true)
 	rep := sampleReport()
-	out, err := e.pub.Publish(context.Background(), rep, Options{Gate: mainGate, Comment: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := e.publishAll(t, rep, CommentAlways)
 	reqs := e.srv.Requests()
 	want := []string{
 		"POST /repos/octo/hello/check-runs", "POST /repos/octo/hello/check-runs",
@@ -117,11 +114,9 @@ func TestAnnotationsFiftyARequest(t *testing.T) {
 
 func TestAnnotationLimitPerRun(t *testing.T) {
 	e := setup(t, false)
-	e.pub.maxAnn = 60
+	e.target.MaxAnnotations = 60
 	rep := &report.Report{Results: []checks.Result{{Check: "render", Conclusion: checks.Failure, Findings: findings(70)}}}
-	if _, err := e.pub.Publish(context.Background(), rep, Options{Gate: mainGate}); err != nil {
-		t.Fatal(err)
-	}
+	e.publishAll(t, rep, CommentOff)
 	run := e.srv.CheckRuns()[0]
 	if len(run.Annotations) != 60 {
 		t.Errorf("%d annotations, want 60", len(run.Annotations))

@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -36,6 +38,8 @@ type env struct {
 	clock *fakeclock.Clock
 	pub   *Publisher
 	tr    *githubapi.Transport
+	// target is the publisher's target, for sessions.
+	target Target
 }
 
 // setup starts a fake GitHub with one pull request and a publisher for it.
@@ -55,12 +59,40 @@ func setup(t *testing.T, pace bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
-		CommentAuthor: fakegithub.DefaultLogin, Clock: clk, DetailsURL: "https://ci.invalid/run/1"})
+	target := Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
+		CommentAuthor: fakegithub.DefaultLogin, Clock: clk, DetailsURL: "https://ci.invalid/run/1"}
+	p, err := New(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, clock: clk, pub: p, tr: tr}
+	return &env{srv: srv, clock: clk, pub: p, tr: tr, target: target}
+}
+
+// session is a write session on e's pull request whose verification
+// gives rep (or err), with the gate on main and the comment under mode.
+func (e *env) session(rep *report.Report, err error, mode CommentMode) *Session {
+	var names []string
+	if rep != nil {
+		for _, r := range rep.Results {
+			names = append(names, r.Check)
+		}
+	}
+	return &Session{
+		Target: e.target, Mode: ModeWrite, Checks: names, CommentMode: mode,
+		Verify: func(context.Context) (*report.Report, error) { return rep, err },
+		Gate:   func(context.Context) Gate { return mainGate },
+	}
+}
+
+// publishAll publishes rep through a session: runs, gate, and the comment
+// under mode.
+func (e *env) publishAll(t *testing.T, rep *report.Report, mode CommentMode) Outcome {
+	t.Helper()
+	out := e.session(rep, nil, mode).Run(context.Background())
+	if err := errors.Join(out.Errs...); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // findings makes n findings on test.sh lines 1..n at failure level.
