@@ -1,9 +1,15 @@
-// Package report turns the results of one verification into the outputs
+// Package report turns the results of one verification into every text
 // that people and machines read: the pull-request comment in the house
-// format (markdown, from the text/template files of package templates),
-// terminal text, and JSON.
+// format (markdown, from the text/template files of package commenttmpl),
+// each check run's title, summary, text and annotations within GitHub's
+// limits (CheckRun), the gate's check run (GateRun, from the typed
+// checks.GateVerdict), the outputs of a run in progress or stopped
+// (Running, Aborted, Refused), the job summary, terminal text, and JSON.
+// Checks return data; this package alone decides words and markup, with
+// the rules of package markdown (a sentence, bold, a list, a location).
 //
-// One Report feeds every output, so the three say the same thing. A check
+// One Report feeds every output, so they say the same thing: a finding
+// reads the same in the comment and in its check run. A check
 // that did not run (checks.NotRun) is never shown as passed in any of them.
 //
 // The comment leads with the verdict: its first visible line is the

@@ -1,13 +1,15 @@
-// Package templates holds the text/template files that the report renders:
-// the verification comment (comment.md.tmpl) and its partials, one file per
-// section. The files are embedded, so the binary needs no files at run time.
+// Package commenttmpl holds the text/template files that the report
+// renders: the verification comment (comment.md.tmpl) and its partials,
+// one file per section. The files are embedded, so the binary needs no
+// files at run time. (Not to be confused with the Jinja templates that
+// template-verify checks.)
 //
 // The templates are thin: the report package computes every sentence, cut
 // and escape in Go, and the templates only lay out the sections. They need
 // these functions from the caller: include (run a named template into a
 // string, "" for nil data), indent (spaces before each line), paras (join
 // the parts that are not blank with blank lines).
-package templates
+package commenttmpl
 
 import (
 	"embed"
@@ -24,9 +26,9 @@ const Comment = "comment"
 // Parse parses every template file with funcs, which must define the
 // functions the files call.
 func Parse(funcs template.FuncMap) (*template.Template, error) {
-	t, err := template.New("templates").Option("missingkey=error").Funcs(funcs).ParseFS(FS, "*.tmpl")
+	t, err := template.New("comment").Option("missingkey=error").Funcs(funcs).ParseFS(FS, "*.tmpl")
 	if err != nil {
-		return nil, fmt.Errorf("parse the embedded templates: %w", err)
+		return nil, fmt.Errorf("parse the embedded comment templates: %w", err)
 	}
 	return t, nil
 }

@@ -1,4 +1,4 @@
-package templates
+package commenttmpl
 
 import (
 	"strings"
@@ -13,6 +13,7 @@ var stubs = template.FuncMap{
 }
 
 func TestParseDefinesEverySection(t *testing.T) {
+	t.Parallel()
 	set, err := Parse(stubs)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +28,7 @@ func TestParseDefinesEverySection(t *testing.T) {
 // TestFilesOnlyDefine checks that no file writes text outside a define:
 // such text would be lost, since the report runs named templates only.
 func TestFilesOnlyDefine(t *testing.T) {
+	t.Parallel()
 	files, err := FS.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +52,8 @@ func TestFilesOnlyDefine(t *testing.T) {
 }
 
 func TestParseNeedsFuncs(t *testing.T) {
-	if _, err := Parse(nil); err == nil || !strings.Contains(err.Error(), "parse the embedded templates") {
+	t.Parallel()
+	if _, err := Parse(nil); err == nil || !strings.Contains(err.Error(), "parse the embedded comment templates") {
 		t.Fatalf("Parse without functions: err = %v", err)
 	}
 }
