@@ -122,56 +122,36 @@ func (r *runner) publishRun(ctx context.Context) int {
 		r.gha.Errorf("%s", err)
 		return ExitFail
 	}
-	r.pub, err = publish.New(publish.Target{
-		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: wr.HeadSHA, PR: pr.GetNumber(),
-		CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
-	})
-	if err != nil {
-		r.gha.Errorf("%s", err)
-		return ExitFail
+	s := &publish.Session{
+		Mode: publish.ModeWorkflowRun,
+		Target: publish.Target{
+			Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: wr.HeadSHA, PR: pr.GetNumber(),
+			CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
+		},
+		Verify:      func(context.Context) (*report.Report, error) { return r.readReport(wr) },
+		Gate:        func(ctx context.Context) publish.Gate { return r.publisherGate(ctx, pr) },
+		CommentMode: r.in.CommentMode,
+		ServerURL:   r.o.Getenv("GITHUB_SERVER_URL"),
+		FailTitle:   "No report to publish",
+		FailSummary: "template-verify could not publish the report of the pull_request run " + wr.HTMLURL + ": ",
 	}
-	gate := r.publisherGate(ctx, pr)
 	untrusted := r.forkRun(wr, pr)
 	if untrusted {
-		gate.Untrusted = forkGate
+		s.Untrusted, s.Mark, s.Banner = forkGate, markForkResults, forkBanner
 	}
-	rep, rerr := r.readReport(wr)
-	if rerr != nil {
+	out := s.Run(ctx)
+	if out.Err != nil {
 		// No report, or one that is not of this run: the gate must not
 		// wait forever, and must not pass.
-		r.gha.Errorf("%s", rerr)
-		runs, err := r.pub.Start(ctx, nil)
-		if err == nil {
-			err = runs.Abort(ctx, "failure", "No report to publish", "template-verify could not publish the report of the pull_request run "+wr.HTMLURL+": "+rerr.Error(), gate)
-		}
-		if err != nil {
+		r.gha.Errorf("%s", out.Err)
+		for _, err := range out.Errs {
 			r.gha.Errorf("Publishing to GitHub failed: %s", err)
 		}
-		r.writeSummary("## template-verify\n\nNo report was published: " + summaryLine(rerr.Error()) + "\n")
+		r.writeSummary("## template-verify\n\nNo report was published: " + summaryLine(out.Err.Error()) + "\n")
 		return ExitFail
 	}
-	var names []string
-	for _, res := range rep.Results {
-		names = append(names, res.Check)
-	}
-	if r.runs, err = r.pub.Start(ctx, names); err != nil {
-		r.gha.Errorf("Publishing to GitHub failed: %s", err)
-		return ExitFail
-	}
-	shown := rep
-	if untrusted {
-		shown = markForkResults(rep)
-	}
-	if _, err := r.runs.Complete(ctx, shown, gate); err != nil {
-		r.errs = append(r.errs, err)
-	}
-	r.ev.Number = pr.GetNumber()
-	if untrusted {
-		r.forkComment(ctx, rep)
-	} else {
-		r.comment(ctx, rep)
-	}
-	for _, err := range r.errs {
+	rep := out.Report
+	for _, err := range out.Errs {
 		r.gha.Errorf("Publishing to GitHub failed: %s", err)
 	}
 	trust := ""
@@ -181,7 +161,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 	r.writeSummary(fmt.Sprintf("## template-verify\n\nPublished the report of %s on pull request #%d (commit `%s`): %s.\n%s",
 		wr.HTMLURL, pr.GetNumber(), wr.HeadSHA, report.Word(rep.Overall), trust))
 	r.setOutput("conclusion", string(rep.Overall))
-	if len(r.errs) > 0 {
+	if len(out.Errs) > 0 {
 		return ExitFail
 	}
 	return ExitPass

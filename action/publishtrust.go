@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,33 +55,3 @@ func markForkResults(rep *report.Report) *report.Report {
 const forkBanner = "> [!WARNING]\n> " + forkReportNote +
 	" The gate `template-verify / gate` does not pass from it: a maintainer gets a trusted verdict by reading the change and then commenting `/template-verify`, " +
 	"or by re-running the verification in a trusted workflow.\n"
-
-// forkComment posts the comment of a fork's report with forkBanner under
-// the headline, within the comment limit.
-func (r *runner) forkComment(ctx context.Context, rep *report.Report) {
-	if r.in.CommentMode == publish.CommentOff || r.pub == nil || r.ev.Number <= 0 {
-		return
-	}
-	rep.Links = publish.LinksOf(r.o.Getenv("GITHUB_SERVER_URL"), r.owner, r.repo, r.runs, r.detailsURL())
-	body, err := rep.MarkdownLimit(report.MaxCommentBytes - len(forkBanner) - 2)
-	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("render the comment: %w", err))
-		return
-	}
-	body = withBanner(body, forkBanner)
-	if _, ok, err := r.pub.CommentFor(ctx, r.in.CommentMode, rep, body); err != nil {
-		r.errs = append(r.errs, err)
-	} else if !ok {
-		r.log.Info("no comment", "comment-mode", r.in.CommentMode, "templates", len(rep.Templates), "overall", rep.Overall)
-	}
-}
-
-// withBanner puts banner after the marker line and the headline of a
-// comment, as a paragraph of its own.
-func withBanner(body, banner string) string {
-	lines := strings.SplitAfterN(body, "\n", 3)
-	if len(lines) < 3 {
-		return body + "\n" + banner
-	}
-	return lines[0] + lines[1] + "\n" + banner + lines[2]
-}

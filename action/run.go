@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -64,8 +63,6 @@ type runner struct {
 	readOnly string
 	// run is the run whose report a workflow_run publishes.
 	wrun WorkflowRun
-	pub  *publish.Publisher
-	runs *publish.Runs
 	errs []error // publishing errors
 	// apiLedger: the checks are the defaults, so the release ledger may
 	// read the gate runs of merged pull requests through the API once a
@@ -111,34 +108,34 @@ func (r *runner) run(ctx context.Context) int {
 	if r.event == EventWorkflowRun {
 		return r.publishRun(ctx)
 	}
-	if r.readOnly == "" {
-		r.start(ctx)
-	}
-	rep, err := r.verify(ctx, verify.Options{
-		RepoDir:     r.workspace,
-		Base:        r.base(),
-		Head:        r.head(),
-		RepoName:    r.owner + "/" + r.repo,
-		ConfigPath:  r.in.Config,
-		Checks:      r.o.Checks,
-		Progress:    &checks.LineProgress{W: r.out},
-		Log:         r.log,
-		Description: r.ev.Body,
-	})
-	// The check runs must not stay in progress, even when the job is
-	// cancelled: finish on a context that outlives ctx for a short time.
-	ctx, cancel := finishContext(ctx)
-	defer cancel()
-	if err != nil {
-		return r.verifyFailed(ctx, err)
-	}
-	gate := r.gate(ctx)
-	commentURL := ""
-	if r.runs != nil {
-		if _, err := r.runs.Complete(ctx, rep, gate); err != nil {
-			r.errs = append(r.errs, err)
+	s := r.session()
+	s.Verify = func(ctx context.Context) (*report.Report, error) {
+		rep, err := r.o.Verify(ctx, verify.Options{
+			RepoDir:     r.workspace,
+			Base:        r.base(),
+			Head:        r.head(),
+			RepoName:    r.owner + "/" + r.repo,
+			ConfigPath:  r.in.Config,
+			Checks:      r.o.Checks,
+			Progress:    &checks.LineProgress{W: r.out},
+			Log:         r.log,
+			Description: r.ev.Body,
+		})
+		if err != nil && strings.Contains(err.Error(), "unknown revision") {
+			err = fmt.Errorf("%w. The checkout must hold both commits: use actions/checkout with fetch-depth: 0", err)
 		}
-		commentURL = r.comment(ctx, rep)
+		return rep, err
+	}
+	out := s.Run(ctx)
+	r.started(out.StartErr)
+	r.errs = append(r.errs, out.Errs...)
+	if out.Err != nil {
+		return r.verifyFailed(out.Err)
+	}
+	rep := out.Report
+	commentURL := ""
+	if out.Commented {
+		commentURL = out.Comment.URL
 	}
 	r.printReport(rep)
 	r.summary(rep)
@@ -150,28 +147,48 @@ func (r *runner) run(ctx context.Context) int {
 	return r.exitCode(rep)
 }
 
-// verify runs the verification; a panic in it is an error, so that the
-// check runs are still concluded.
-func (r *runner) verify(ctx context.Context, opts verify.Options) (rep *report.Report, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			rep, err = nil, fmt.Errorf("the verification stopped with an internal error: %v", p)
-		}
-	}()
-	return r.o.Verify(ctx, opts)
+// session is the publishing session of a pull_request or merge_group
+// run: write, or read-only when the token cannot write (r.readOnly).
+func (r *runner) session() *publish.Session {
+	s := &publish.Session{
+		Mode: publish.ModeReadOnly, CommentMode: r.in.CommentMode, ServerURL: r.o.Getenv("GITHUB_SERVER_URL"),
+		Gate: r.gate,
+	}
+	if r.readOnly != "" {
+		return s
+	}
+	client, err := githubapi.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &githubapi.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
+	if err != nil {
+		r.errs = append(r.errs, err)
+		r.readOnly = "The GitHub API URL is not valid, so the Action cannot write to GitHub."
+		return s
+	}
+	if r.apiLedger {
+		r.o.Checks = verify.ChecksWithGitHubLedger(client, r.owner, r.repo, r.ev.BaseRef, r.ev.HeadRef)
+	}
+	s.Mode = publish.ModeWrite
+	s.Target = publish.Target{
+		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: r.ev.HeadSHA, PR: r.ev.Number,
+		CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
+	}
+	for _, c := range r.o.Checks() {
+		s.Checks = append(s.Checks, c.Name())
+	}
+	return s
 }
 
-// FinishTimeout is how long the Action may still publish after the job
-// is cancelled.
-const FinishTimeout = 30 * time.Second
-
-// finishContext is ctx while it is live; once it is done, it is a new
-// context that ends after FinishTimeout.
-func finishContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Err() == nil {
-		return context.WithCancel(ctx)
+// started notes why the session could not make its check runs: a token
+// that may not write turns the run read-only.
+func (r *runner) started(err error) {
+	switch {
+	case err == nil:
+	case githubapi.IsForbidden(err):
+		r.readOnly = "GitHub refused to create a check run (403), so the token can only read. This is so for Dependabot pull requests."
+		r.gha.Warningf("%s", r.readOnly)
+	default:
+		r.errs = append(r.errs, err)
+		r.readOnly = "The Action could not create its check runs, so it shows the report here."
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), FinishTimeout)
 }
 
 // setup reads the inputs, the environment and the event, and checks the
@@ -285,44 +302,6 @@ func (r *runner) head() string {
 	return r.ev.HeadSHA
 }
 
-// start makes the publisher and the in-progress check runs. A token that
-// may not write turns the run read-only.
-func (r *runner) start(ctx context.Context) {
-	client, err := githubapi.NewClient(r.o.Getenv("GITHUB_API_URL"), r.in.Token, &githubapi.Transport{Base: r.o.HTTP, Clock: r.o.Clock, Log: r.log})
-	if err != nil {
-		r.errs = append(r.errs, err)
-		r.readOnly = "The GitHub API URL is not valid, so the Action cannot write to GitHub."
-		return
-	}
-	if r.apiLedger {
-		r.o.Checks = verify.ChecksWithGitHubLedger(client, r.owner, r.repo, r.ev.BaseRef, r.ev.HeadRef)
-	}
-	r.pub, err = publish.New(publish.Target{
-		Client: client, Owner: r.owner, Repo: r.repo, HeadSHA: r.ev.HeadSHA, PR: r.ev.Number,
-		CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
-	})
-	if err != nil {
-		r.errs = append(r.errs, err)
-		return
-	}
-	var names []string
-	for _, c := range r.o.Checks() {
-		names = append(names, c.Name())
-	}
-	r.runs, err = r.pub.Start(ctx, names)
-	switch {
-	case err == nil:
-	case githubapi.IsForbidden(err):
-		r.readOnly = "GitHub refused to create a check run (403), so the token can only read. This is so for Dependabot pull requests."
-		r.gha.Warningf("%s", r.readOnly)
-		r.pub = nil
-	default:
-		r.errs = append(r.errs, err)
-		r.readOnly = "The Action could not create its check runs, so it shows the report here."
-		r.pub = nil
-	}
-}
-
 func (r *runner) detailsURL() string {
 	if r.event == EventWorkflowRun {
 		// The page of the run that verified, from the event.
@@ -347,49 +326,20 @@ func (r *runner) gate(ctx context.Context) publish.Gate {
 	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 }
 
-// comment publishes the comment under the comment-mode input and returns
-// its URL. A merge queue entry has no pull request, so no comment.
-func (r *runner) comment(ctx context.Context, rep *report.Report) string {
-	if r.in.CommentMode == publish.CommentOff || r.pub == nil || r.ev.Number <= 0 {
-		return ""
-	}
-	rep.Links = publish.LinksOf(r.o.Getenv("GITHUB_SERVER_URL"), r.owner, r.repo, r.runs, r.detailsURL())
-	body, err := rep.Markdown()
-	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("render the comment: %w", err))
-		return ""
-	}
-	c, ok, err := r.pub.CommentFor(ctx, r.in.CommentMode, rep, body)
-	if err != nil {
-		r.errs = append(r.errs, err)
-		return ""
-	}
-	if !ok {
-		r.log.Info("no comment", "comment-mode", r.in.CommentMode, "templates", len(rep.Templates), "overall", rep.Overall)
-		return ""
-	}
-	return c.URL
-}
-
-// verifyFailed completes the check runs as failure with what failed (the
-// gate too where it applies: GitHub counts neutral and skipped as
-// passed), writes the error to the job summary and returns the exit
+// verifyFailed reports a verification that did not finish (the session
+// concluded the check runs as failure with it, the gate too where it
+// applies), writes the error to the job summary and returns the exit
 // code.
-func (r *runner) verifyFailed(ctx context.Context, err error) int {
+func (r *runner) verifyFailed(err error) int {
 	msg := err.Error()
-	if strings.Contains(msg, "unknown revision") {
-		msg += ". The checkout must hold both commits: use actions/checkout with fetch-depth: 0."
-	}
 	code := ExitFail
 	var ue *verify.UsageError
 	if errors.As(err, &ue) {
 		code = ExitUsage
 	}
 	r.gha.Errorf("template-verify could not verify the pull request: %s", msg)
-	if r.runs != nil {
-		if aerr := r.runs.Abort(ctx, "failure", "The verification did not finish", "template-verify could not verify the pull request: "+msg, r.gate(ctx)); aerr != nil {
-			r.gha.Errorf("%s", aerr)
-		}
+	for _, aerr := range r.errs {
+		r.gha.Errorf("%s", aerr)
 	}
 	r.writeSummary("## template-verify\n\nThe verification did not finish: " + summaryLine(msg) + "\n")
 	r.setOutput("conclusion", "error")

@@ -94,7 +94,10 @@ type Session struct {
 type Outcome struct {
 	Mode   Mode
 	Report *report.Report // nil when Verify failed
-	// Err is the error of Verify, or why the session could not start.
+	// StartErr is why Start made no runs; the session was read-only
+	// from then on (githubapi.IsForbidden: the token can only read).
+	StartErr error
+	// Err is the error of Verify.
 	Err     error
 	Runs    []RunInfo
 	Gate    GateOutcome // zero when the runs were not completed from a report
@@ -105,9 +108,8 @@ type Outcome struct {
 	Errs []error
 }
 
-// Run starts the runs, verifies and finishes: the Action's whole job.
-// A start error is in Outcome.Errs, and the session then writes nothing
-// more (see Start).
+// Run starts the runs, verifies and finishes. When Start fails, the
+// session writes nothing more and Outcome.StartErr says why.
 func (s *Session) Run(ctx context.Context) Outcome {
 	var startErr error
 	if s.Mode == ModeWrite {
@@ -115,9 +117,7 @@ func (s *Session) Run(ctx context.Context) Outcome {
 	}
 	rep, err := s.RunVerify(ctx)
 	out := s.Finish(ctx, rep, err)
-	if startErr != nil {
-		out.Errs = append([]error{startErr}, out.Errs...)
-	}
+	out.StartErr = startErr
 	return out
 }
 

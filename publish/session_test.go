@@ -130,7 +130,7 @@ func TestSessionForbiddenTurnsReadOnly(t *testing.T) {
 	e := setup(t, false)
 	e.srv.FailNext(1, fakegithub.Forbidden())
 	out := e.session(sampleReport(), nil, CommentAlways).Run(context.Background())
-	if len(out.Errs) != 1 || !githubapi.IsForbidden(out.Errs[0]) || out.Mode != ModeReadOnly {
+	if len(out.Errs) != 0 || !githubapi.IsForbidden(out.StartErr) || out.Mode != ModeReadOnly {
 		t.Fatalf("outcome %+v, want one 403 and read-only", out)
 	}
 	if n := len(e.srv.Writes()); n != 1 {
