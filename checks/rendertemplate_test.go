@@ -28,7 +28,7 @@ groups:
         vars: {who: second-entry}
       - path: "bad/*"
 `
-	in := checktest.PR(t, cfg, "", map[string]string{
+	in := checktest.PR(t, cfg, cfg, map[string]string{
 		"tpl/copied.py": "print('{%s}' % x)\n",
 		"tpl/set/a.sh":  "who={{ who }} rounds={{ rounds }} extra={{ extra | default('') }}\n",
 		"tpl/bad/a.sh":  "line one\n{{ nope }}\n",

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +14,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
 )
 
 const tarPath = "data/tasks-00000.tar"
@@ -31,11 +30,7 @@ func fixture(t *testing.T, cfg *config.Config, files func(r *gittest.Repo, head 
 	base := r.Commit("base")
 	files(r, true)
 	head := r.Commit("head")
-	p, err := plan.Build(context.Background(), r.Repo, cfg, base, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, WorkDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
+	return checktest.Input(t, r.Repo, base, head, cfg, nil)
 }
 
 func writeBytes(t *testing.T, r *gittest.Repo, path string, data []byte) {

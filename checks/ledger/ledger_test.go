@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,10 +9,10 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -111,11 +110,8 @@ func TestLedgerOverGitHub(t *testing.T) {
 	src := &GitHub{Client: c, Owner: owner, Repo: repoName}
 
 	cfg := config.Default()
-	p, err := plan.Build(context.Background(), h.r.Repo, cfg, "main", release)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg, Log: slog.New(slog.DiscardHandler)}
+	in := checktest.Input(t, h.r.Repo, "main", release, cfg, nil)
+	p := in.Plan
 	chk := &Check{Source: src}
 	if !chk.HasWork(p, nil, cfg) {
 		t.Fatal("HasWork is false for release/template-v1 into main")
@@ -184,15 +180,12 @@ func TestLedgerApplies(t *testing.T) {
 func TestLedgerSkipsOtherBranches(t *testing.T) {
 	h := newHistory(t)
 	cfg := config.Default()
-	p, err := plan.Build(context.Background(), h.r.Repo, cfg, "main", "feature-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := checktest.Input(t, h.r.Repo, "main", "feature-1", cfg, nil)
 	chk := New()
-	if chk.HasWork(p, nil, cfg) {
+	if chk.HasWork(in.Plan, nil, cfg) {
 		t.Error("HasWork on feature-1 into main")
 	}
-	res := chk.Run(context.Background(), &checks.Input{Repo: h.r.Dir(), Plan: p, Config: cfg})
+	res := chk.Run(context.Background(), in)
 	if res.Conclusion != checks.Skipped {
 		t.Errorf("%s %q", res.Conclusion, res.Title)
 	}
@@ -205,13 +198,9 @@ func TestHeadConfigCannotLeaveTheLedger(t *testing.T) {
 	s := fakegithub.New(t)
 	head := config.Default()
 	head.Ledger.Release = []string{"nothing/*"}
-	p, err := plan.Build(context.Background(), h.r.Repo, head, "main", release)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &checks.Input{Repo: h.r.Dir(), Plan: p, Config: head, BaseConfig: config.Default(), Log: slog.New(slog.DiscardHandler)}
+	in := checktest.Input(t, h.r.Repo, "main", release, head, config.Default())
 	chk := &Check{Source: &GitHub{Client: client(t, s), Owner: owner, Repo: repoName}}
-	if !chk.HasWork(p, in.BaseConfig, head) {
+	if !chk.HasWork(in.Plan, in.BaseConfig, head) {
 		t.Error("HasWork is false")
 	}
 	if res := chk.Run(context.Background(), in); res.Conclusion != checks.Failure {

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
+	"github.com/formula-code/template-verify/checks/checktest"
 )
 
 const namesConfig = `version: 1
@@ -32,27 +30,7 @@ const prompt = "# Task\n\n{{ repo_description }}\n{% for issue in issues %}\n- {
 
 func input(t *testing.T, baseCfg, headCfg string, base, head map[string]string) *checks.Input {
 	t.Helper()
-	r := gittest.New(t)
-	r.Write(map[string]string{config.Path: baseCfg})
-	r.Write(base)
-	r.Commit("base")
-	r.Git("checkout", "-q", "-b", "pr")
-	r.Write(map[string]string{config.Path: headCfg})
-	r.Write(head)
-	r.Commit("head")
-	bc, err := config.Decode(config.Path, []byte(baseCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc, err := config.Decode(config.Path, []byte(headCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(context.Background(), r.Repo, hc, "main", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: hc, BaseConfig: bc, WorkDir: t.TempDir()}
+	return checktest.PR(t, baseCfg, headCfg, base, head)
 }
 
 func findingsText(r checks.Result) string {

@@ -1,7 +1,6 @@
 package pytest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx"
-	"github.com/formula-code/template-verify/plan"
 )
 
 // calcBase is a small project whose tests pass at base, except
@@ -234,19 +231,15 @@ func TestNoTriggerIsSkipped(t *testing.T) {
 	}
 }
 
+// TestNoPytestBlockIsNotRun: run without a pytest block (verify never
+// does: the config turning the check off is its decision, see
+// verify.TestConfigTurnsTheRealCheckOff), the check is not run, never
+// passed, whatever the base says.
 func TestNoPytestBlockIsNotRun(t *testing.T) {
+	t.Parallel()
 	dir := makeRepo(t, calcBase, map[string]string{"src/calc.py": "X = 1\n"})
 	res := runCheck(t, dir, &config.Config{Version: 1})
 	if res.Conclusion != checks.NotRun {
 		t.Fatalf("conclusion %s, want not_run", res.Conclusion)
-	}
-	// Off at base too: nothing to verify.
-	p, err := plan.Build(context.Background(), gitx.Repo{Dir: dir}, &config.Config{}, "main", "head")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res = New().Run(context.Background(), &checks.Input{Repo: dir, Plan: p, Config: &config.Config{}, BaseConfig: &config.Config{}, WorkDir: t.TempDir()})
-	if res.Conclusion != checks.Skipped {
-		t.Fatalf("conclusion %s, want skipped", res.Conclusion)
 	}
 }

@@ -2,13 +2,11 @@ package pytest_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/verify"
 )
 
@@ -42,34 +40,9 @@ pytest:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
-			repo := gitx.Repo{Dir: dir}
-			write := func(files map[string]string) {
-				for p, s := range files {
-					full := filepath.Join(dir, p)
-					if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			git := func(args ...string) {
-				if _, err := repo.Run(ctx, args...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			git("init", "-q", "-b", "main")
-			write(map[string]string{".github/template-verify.yml": cfg, "tpl/tests/parser.py": "x = 1\n", "tpl/tests/test.sh": "echo\n",
-				"tests/test_ok.py": "def test_ok():\n    assert True\n", "README": "x\n"})
-			git("add", "-A")
-			git("commit", "-q", "-m", "base")
-			git("checkout", "-q", "-b", "head")
-			write(c.head)
-			git("add", "-A")
-			git("commit", "-q", "-m", "head")
-			rep, err := verify.Run(ctx, verify.Options{RepoDir: dir, Base: "main", Head: "head", Only: []string{"pytest"}})
+			dir := checktest.Repo(t, map[string]string{".github/template-verify.yml": cfg, "tpl/tests/parser.py": "x = 1\n", "tpl/tests/test.sh": "echo\n",
+				"tests/test_ok.py": "def test_ok():\n    assert True\n", "README": "x\n"}, c.head).Dir()
+			rep, err := verify.Run(ctx, verify.Options{RepoDir: dir, Base: checktest.Base, Head: checktest.Head, Only: []string{"pytest"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/jinja"
-	"github.com/formula-code/template-verify/plan"
 )
 
 // TestRunnerRendersAsProduction: the runner is the file production writes:
@@ -41,16 +39,9 @@ func TestRunnerRendersAsProduction(t *testing.T) {
 			}
 			cfgText := "version: 1\ngroups:\n  - name: h\n    root: tpl\n    jinja: {strict_undefined: true, keep_trailing_newline: true}\n    vars: {rounds: null}\n    copy: " + c.copy + "\n    templates: " + c.templates + "\npytest:\n  runner: {template: \"h:tests/pytest_runner.py\"}\n" + c.limits
 			dir := makeRepo(t, map[string]string{"tpl/tests/pytest_runner.py": "# base\n"}, map[string]string{"tpl/tests/pytest_runner.py": c.src})
-			cfg, err := config.Decode(config.Path, []byte(cfgText))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := plan.Build(context.Background(), gitx.Repo{Dir: dir}, cfg, "main", "head")
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := &checks.Input{Repo: dir, Plan: p, Config: cfg, WorkDir: t.TempDir()}
-			text, err := renderRunner(context.Background(), in, cfg, cfg.Pytest.Runner, p.Head)
+			cfg := checktest.Config(t, cfgText)
+			in := checktest.Input(t, gitx.Repo{Dir: dir}, checktest.Base, checktest.Head, cfg, nil)
+			text, err := renderRunner(context.Background(), in, cfg, cfg.Pytest.Runner, in.Plan.Head)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one with %q", err, c.err)

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
-	"github.com/formula-code/template-verify/plan"
 )
 
 // TestRunnerVerdictsJudgeTheChange runs the runner scenarios on a base and
@@ -94,12 +94,8 @@ func TestRunnerVerdictsJudgeTheChange(t *testing.T) {
 			if c.baseCfg != nil {
 				c.baseCfg(baseCfg)
 			}
-			ctx := context.Background()
-			p, err := plan.Build(ctx, gitx.Repo{Dir: dir}, cfg, "main", "head")
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := New().Run(ctx, &checks.Input{Repo: dir, Plan: p, Config: cfg, BaseConfig: baseCfg, WorkDir: t.TempDir()})
+			in := checktest.Input(t, gitx.Repo{Dir: dir}, checktest.Base, checktest.Head, cfg, baseCfg)
+			res := New().Run(context.Background(), in)
 			if res.Conclusion != c.want {
 				t.Errorf("conclusion %s, want %s: %s", res.Conclusion, c.want, res.Title)
 			}

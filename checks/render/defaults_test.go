@@ -1,14 +1,12 @@
 package render
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
 )
 
 // TestDatasmithDefaults: with the defaults (no config file), each template
@@ -41,19 +39,10 @@ func TestDatasmithDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := gittest.New(t)
-			r.Write(map[string]string{harbor + "tests/test.sh": "#!/bin/bash\n", harbor + "tests/setup.sh": "#!/bin/bash\n", harbor + "tests/parser.py": "x = 1\n",
-				prompts + "final.md.j2": "x\n", prompts + "issues.md.j2": "x\n"})
-			r.Commit("base")
-			r.Git("checkout", "-q", "-b", "pr")
-			r.Write(c.head)
-			r.Commit("head")
-			cfg := config.Default()
-			p, err := plan.Build(context.Background(), r.Repo, cfg, "main", "pr")
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, WorkDir: t.TempDir()}
+			r := checktest.Repo(t, map[string]string{harbor + "tests/test.sh": "#!/bin/bash\n", harbor + "tests/setup.sh": "#!/bin/bash\n", harbor + "tests/parser.py": "x = 1\n",
+				prompts + "final.md.j2": "x\n", prompts + "issues.md.j2": "x\n"}, c.head)
+			in := checktest.Input(t, r.Repo, checktest.Base, checktest.Head, config.Default(), nil)
+			p := in.Plan
 			if c.want == checks.Skipped {
 				if len(p.Templates) != 0 {
 					t.Fatalf("the copied file is a template of the plan: %+v", p.Templates)

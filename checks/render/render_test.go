@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
 )
 
 const testConfig = `version: 1
@@ -28,22 +25,7 @@ groups:
 // writes head files on top, and returns the check input for the change.
 func input(t *testing.T, base, head map[string]string) *checks.Input {
 	t.Helper()
-	r := gittest.New(t)
-	r.Write(map[string]string{".github/template-verify.yml": testConfig})
-	r.Write(base)
-	r.Commit("base")
-	r.Git("checkout", "-q", "-b", "pr")
-	r.Write(head)
-	r.Commit("head")
-	cfg, err := config.Decode(".github/template-verify.yml", []byte(testConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(context.Background(), r.Repo, cfg, "main", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, WorkDir: t.TempDir()}
+	return inputConfig(t, testConfig, base, head, nil)
 }
 
 func noPython(context.Context) (string, string, bool) { return "", "", false }

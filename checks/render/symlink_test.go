@@ -1,16 +1,12 @@
 package render
 
 import (
-	"context"
-	"os"
-	"path/filepath"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
+	"github.com/formula-code/template-verify/checks/checktest"
 )
 
 // TestSymlinkAndEscapes: a template that is a symbolic link is a failure
@@ -64,26 +60,13 @@ func inputWithLinks(t *testing.T, base, head, links map[string]string) *checks.I
 // inputConfig is inputWithLinks with another config.
 func inputConfig(t *testing.T, cfgText string, base, head, links map[string]string) *checks.Input {
 	t.Helper()
-	r := gittest.New(t)
-	r.Write(map[string]string{".github/template-verify.yml": cfgText})
-	r.Write(base)
-	r.Commit("base")
-	r.Git("checkout", "-q", "-b", "pr")
-	r.Write(head)
+	head = maps.Clone(head)
+	if head == nil {
+		head = map[string]string{}
+	}
 	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(r.Dir(), name)); err != nil {
-			t.Fatal(err)
-		}
+		head[name] = checktest.Link(target)
 	}
-	r.Git("add", "-A")
-	r.Commit("head")
-	cfg, err := config.Decode(".github/template-verify.yml", []byte(cfgText))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(context.Background(), r.Repo, cfg, "main", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, WorkDir: t.TempDir()}
+	r := checktest.Repo(t, checktest.WithConfig(base, cfgText), head)
+	return checktest.Input(t, r.Repo, checktest.Base, checktest.Head, checktest.Config(t, cfgText), nil)
 }

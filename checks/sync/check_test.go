@@ -2,16 +2,13 @@ package synccheck
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/gitx/gittest"
-	"github.com/formula-code/template-verify/plan"
 )
 
 const syncConfig = `version: 1
@@ -75,37 +72,11 @@ const (
 	tests = `(^|/)tests?/`
 )
 
-// input builds a repository from base files and head files on top (a nil
-// value deletes), with each side's configuration.
+// input builds a repository from base files and head files on top
+// (checktest.Deleted deletes), with each side's configuration.
 func input(t *testing.T, baseCfg, headCfg string, base, head map[string]string) *checks.Input {
 	t.Helper()
-	r := gittest.New(t)
-	r.Write(map[string]string{config.Path: baseCfg})
-	r.Write(base)
-	r.Commit("base")
-	r.Git("checkout", "-q", "-b", "pr")
-	r.Write(map[string]string{config.Path: headCfg})
-	for p, v := range head {
-		if v == "\x00delete" {
-			r.Git("rm", "-q", p)
-			continue
-		}
-		r.Write(map[string]string{p: v})
-	}
-	r.Commit("head")
-	bc, err := config.Decode(config.Path, []byte(baseCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc, err := config.Decode(config.Path, []byte(headCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(context.Background(), r.Repo, hc, "main", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: hc, BaseConfig: bc, WorkDir: t.TempDir()}
+	return checktest.PR(t, baseCfg, headCfg, base, head)
 }
 
 func findingsText(r checks.Result) string {
@@ -176,7 +147,7 @@ func TestSync(t *testing.T) {
 			head: map[string]string{"tpl/test.sh": testSh(bench, asv, gh)},
 			want: checks.NotRun, wantText: []string{"grader is a folder, not a file"}},
 		{name: "the change deletes a copy", base: equalBase,
-			head: map[string]string{"grader/gates.py": "\x00delete"},
+			head: map[string]string{"grader/gates.py": checktest.Deleted},
 			want: checks.Failure, wantText: []string{"failure grader/gates.py:0 ", "At the base it was there."}},
 		{name: "the change renames the list", base: equalBase,
 			head: map[string]string{"grader/gates.py": strings.Replace(gatesPy(bench, asv), "PATTERNS", "PROTECTED", 1)},
@@ -233,31 +204,13 @@ func TestSync(t *testing.T) {
 // inputLink is input; with link, the head replaces grader/gates.py by a
 // symbolic link to a file with the same list.
 func inputLink(t *testing.T, baseCfg, headCfg string, base, head map[string]string, link bool) *checks.Input {
+	t.Helper()
 	if !link {
 		return input(t, baseCfg, headCfg, base, head)
 	}
-	t.Helper()
-	r := gittest.New(t)
-	r.Write(map[string]string{config.Path: baseCfg})
-	r.Write(base)
-	r.Commit("base")
-	r.Git("checkout", "-q", "-b", "pr")
-	r.Write(map[string]string{"grader/real.py": base["grader/gates.py"]})
-	r.Git("rm", "-q", "grader/gates.py")
-	if err := os.Symlink("real.py", filepath.Join(r.Dir(), "grader/gates.py")); err != nil {
-		t.Fatal(err)
-	}
-	r.Git("add", "-A")
-	r.Commit("head")
-	cfg, err := config.Decode(config.Path, []byte(baseCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(context.Background(), r.Repo, cfg, "main", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Input{Repo: r.Dir(), Plan: p, Config: cfg, BaseConfig: cfg, WorkDir: t.TempDir()}
+	r := checktest.Repo(t, checktest.WithConfig(base, baseCfg), map[string]string{"grader/real.py": base["grader/gates.py"], "grader/gates.py": checktest.Link("real.py")})
+	cfg := checktest.Config(t, baseCfg)
+	return checktest.Input(t, r.Repo, checktest.Base, checktest.Head, cfg, cfg)
 }
 
 func TestDefaultSyncIsDatasmiths(t *testing.T) {
