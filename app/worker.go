@@ -83,15 +83,17 @@ func (s *Server) runJob(j *Job) {
 	if err := s.setRun(pubCtx, in, j, "", "The verification runs", fmt.Sprintf("template-verify verifies %s.", code(short(j.HeadSHA)))); err != nil {
 		log.Warn("mark the check run in progress", "error", err)
 	}
-	runs, rep, err := s.execute(ctx, in, j, log)
+	sess := s.session(in, j, log)
+	rep, err := s.execute(ctx, in, j, sess)
 	switch cause := context.Cause(ctx); {
 	case errors.As(cause, new(supersededError)):
 		var se supersededError
 		errors.As(cause, &se)
-		s.cancelled(pubCtx, in, j, runs, se.newer, log)
+		s.cancelled(pubCtx, in, j, sess.Runs(), se.newer, log)
 		return
 	case errors.Is(cause, errShutdown):
-		// A stop is not a crash: the attempt does not count.
+		// A stop is not a crash: the attempt does not count. The runs
+		// stay open; the next start concludes them (recoverRuns).
 		j.Attempts--
 		if err := s.store.Put(j); err != nil {
 			log.Error("store the job", "error", err)
@@ -103,48 +105,54 @@ func (s *Server) runJob(j *Job) {
 	defer s.forget(j)
 	s.metrics.Run(time.Since(start))
 	if err != nil {
-		msg := githubapi.RedactTokens(err.Error())
-		log.Error("verification failed", "error", msg)
-		s.fail(pubCtx, in, j, runs, "The verification stopped", "template-verify could not finish the verification: "+msg, log)
-		return
+		err = redacted{err}
+		log.Error("verification failed", "error", err)
 	}
-	s.publish(pubCtx, in, j, runs, rep, log)
+	out := sess.Finish(pubCtx, rep, err)
+	for _, e := range out.Errs {
+		log.Warn("publish", "error", e)
+	}
+	s.conclude(pubCtx, in, j, out, log)
 }
 
-// fail concludes a run that did not verify: every check run and the App's
-// run as failure, the gate as failure wherever it applies (and wherever
-// the base's policy cannot be read). GitHub counts neutral and skipped as
-// passed, so an error never concludes that way. When the check runs were
-// not made yet, it makes them, so that the gate says why.
-func (s *Server) fail(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, title, summary string, log *slog.Logger) {
-	if runs == nil {
-		pub, err := publish.New(publish.Target{
+// redacted is an error whose text has no GitHub token (a clone error
+// may quote a URL with one).
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return githubapi.RedactTokens(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
+
+// session is the publishing session of j: write mode, the check runs of
+// the App's checks, the gate's policy read at the base commit of the
+// clone (verify.GatePolicy; without a clone it is unknown and the gate
+// applies), and the comment under commentMode.
+func (s *Server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *publish.Session {
+	return &publish.Session{
+		Mode: publish.ModeWrite,
+		Target: publish.Target{
 			Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
 			CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
-		})
-		if err == nil {
-			runs, err = pub.Start(ctx, s.checks)
-		}
-		if err != nil {
-			log.Warn("make the check runs to conclude them", "error", err)
-		}
+		},
+		Checks: s.checks,
+		Gate: func(ctx context.Context) publish.Gate {
+			pol := verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "")
+			return publish.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+		},
+		CommentMode: commentMode(j),
+		ServerURL:   webOrigin(j.CloneURL),
+		FailTitle:   "The verification stopped",
+		FailSummary: "template-verify could not finish the verification: ",
+		Verify: func(ctx context.Context) (*report.Report, error) {
+			rep, err := s.verify(ctx, VerifyInput{
+				Dir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
+				Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
+			}
+			return rep, nil
+		},
 	}
-	if runs != nil {
-		if err := runs.Abort(ctx, "failure", title, summary, s.gate(ctx, j)); err != nil {
-			log.Warn("conclude the check runs", "error", err)
-		}
-	}
-	if err := s.setRun(ctx, in, j, "failure", title, summary); err != nil {
-		log.Warn("conclude the check run", "error", err)
-	}
-}
-
-// gate is the gate of j's pull request, with the policy read at the base
-// commit of the clone (verify.GatePolicy): the head cannot change it.
-// Without a clone the policy is unknown, and the gate applies.
-func (s *Server) gate(ctx context.Context, j *Job) publish.Gate {
-	pol := verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "")
-	return publish.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 }
 
 // crashed concludes a job whose runs the process did not survive
@@ -162,108 +170,71 @@ func (s *Server) crashed(ctx context.Context, in *githubapi.Installation, j *Job
 		if err := s.closeRuns(ctx, in, j, j.CheckRunIDs, "failure", title, summary); err != nil {
 			log.Warn("conclude the check runs of the crashed run", "error", err)
 		}
-		if err := s.setRun(ctx, in, j, "failure", title, summary); err != nil {
+	} else if err := s.session(in, j, log).Abort(ctx, "failure", title, summary); err != nil {
+		log.Warn("conclude the check runs", "error", err)
+	}
+	if err := s.setRun(ctx, in, j, "failure", title, summary); err != nil {
+		log.Warn("conclude the check run", "error", err)
+	}
+}
+
+// execute clones and verifies through the session: the check runs start
+// once the clone is there, and their ids are stored so that a restart
+// concludes them. A clone error makes no runs; Finish then makes and
+// concludes them.
+func (s *Server) execute(ctx context.Context, in *githubapi.Installation, j *Job, sess *publish.Session) (*report.Report, error) {
+	dir := s.workDir(j)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("clean the work folder: %w", err)
+	}
+	token, err := in.Token(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := clone(ctx, j.CloneURL, token, dir, j.BaseSHA, j.HeadSHA); err != nil {
+		return nil, err
+	}
+	token = ""
+	if err := sess.Start(ctx); err != nil {
+		return nil, err
+	}
+	for _, r := range sess.Runs() {
+		j.CheckRunIDs = append(j.CheckRunIDs, r.ID)
+	}
+	if err := s.store.Put(j); err != nil {
+		return nil, err
+	}
+	return sess.RunVerify(ctx)
+}
+
+// conclude concludes the App's own check run from the outcome: failure
+// with the reason when the verification failed, else the checks'
+// conclusions, never passed when the gate fails.
+func (s *Server) conclude(ctx context.Context, in *githubapi.Installation, j *Job, out publish.Outcome, log *slog.Logger) {
+	if out.Err != nil {
+		if err := s.setRun(ctx, in, j, "failure", "The verification stopped", "template-verify could not finish the verification: "+out.Err.Error()); err != nil {
 			log.Warn("conclude the check run", "error", err)
 		}
 		return
 	}
-	s.fail(ctx, in, j, nil, title, summary, log)
-}
-
-// execute clones, starts the check runs and verifies. runs is nil when
-// the check runs were not made.
-func (s *Server) execute(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) (*publish.Runs, *report.Report, error) {
-	dir := s.workDir(j)
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, nil, fmt.Errorf("clean the work folder: %w", err)
-	}
-	token, err := in.Token(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := clone(ctx, j.CloneURL, token, dir, j.BaseSHA, j.HeadSHA); err != nil {
-		return nil, nil, err
-	}
-	token = ""
-	pub, err := publish.New(publish.Target{
-		Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
-		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	runs, err := pub.Start(ctx, s.checks)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, r := range runs.Infos() {
-		j.CheckRunIDs = append(j.CheckRunIDs, r.ID)
-	}
-	if err := s.store.Put(j); err != nil {
-		return runs, nil, err
-	}
-	rep, err := s.safeVerify(ctx, VerifyInput{
-		Dir: dir, Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
-		Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
-	})
-	if err != nil {
-		return runs, nil, fmt.Errorf("verify: %w", err)
-	}
-	return runs, rep, nil
-}
-
-// safeVerify runs the verification; a panic in it is an error of this job,
-// not the end of the server. (A fatal error of the runtime still ends the
-// process; MaxAttempts bounds how often a job does that.)
-func (s *Server) safeVerify(ctx context.Context, in VerifyInput) (rep *report.Report, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			rep, err = nil, fmt.Errorf("the verification stopped with an internal error: %v", p)
-		}
-	}()
-	return s.verify(ctx, in)
-}
-
-// publish completes the check runs and the gate, writes the comment and
-// concludes the App's check run.
-func (s *Server) publish(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, rep *report.Report, log *slog.Logger) {
-	gate := s.gate(ctx, j)
-	infos, err := runs.Complete(ctx, rep, gate)
-	if err != nil {
-		log.Warn("complete the check runs", "error", err)
-	}
-	pub, _ := publish.New(publish.Target{
-		Client: in.Client, Owner: j.Owner, Repo: j.Repo, HeadSHA: j.HeadSHA, PR: j.PR,
-		CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
-	})
-	rep.Links = publish.LinksOf(webOrigin(j.CloneURL), j.Owner, j.Repo, runs, "")
-	body, err := rep.Markdown()
-	var comment publish.CommentResult
-	if err == nil {
-		comment, _, err = pub.CommentFor(ctx, commentMode(j), rep, body)
-	}
-	if err != nil {
-		log.Warn("publish the comment", "error", err)
-	}
-	g := publish.GateOf(rep.Results, gate)
 	var lines []string
-	for _, r := range infos {
+	for _, r := range out.Runs {
 		lines = append(lines, fmt.Sprintf("- %s: %s", publish.RunName(r.Check), r.Conclusion))
 	}
 	summary := fmt.Sprintf("template-verify verified %s. The checks concluded:\n\n%s", code(short(j.HeadSHA)), strings.Join(lines, "\n"))
-	if comment.URL != "" {
-		summary += "\n\nThe pull-request comment has the report: " + comment.URL
+	if out.Comment.URL != "" {
+		summary += "\n\nThe pull-request comment has the report: " + out.Comment.URL
 	}
 	// The App's run never reads as passed when the gate fails: a check
 	// that did not run is neutral, which GitHub counts as passed.
-	concl := publish.ConclusionOf(rep.Overall)
-	if g.Conclusion == "failure" {
+	concl := publish.ConclusionOf(out.Report.Overall)
+	if out.Gate.Conclusion == "failure" {
 		concl = "failure"
 	}
-	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+g.Title, summary); err != nil {
+	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+out.Gate.Title, summary); err != nil {
 		log.Warn("conclude the check run", "error", err)
 	}
-	log.Info("verification finished", "conclusion", concl, "gate", g.Conclusion)
+	log.Info("verification finished", "conclusion", concl, "gate", out.Gate.Conclusion)
 }
 
 // commentMode is when the App comments: publish.DefaultCommentMode (only
@@ -277,13 +248,13 @@ func commentMode(j *Job) publish.CommentMode {
 }
 
 // cancelled concludes the runs of a job whose head a newer push replaced.
-func (s *Server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs *publish.Runs, newer string, log *slog.Logger) {
+func (s *Server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs []publish.RunInfo, newer string, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
 	why := fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))
-	if runs != nil {
+	if len(runs) > 0 {
 		var ids []int64
-		for _, r := range runs.Infos() {
+		for _, r := range runs {
 			ids = append(ids, r.ID)
 		}
 		if err := s.closeRuns(ctx, in, j, ids, "cancelled", "Cancelled: a newer push replaced this commit", why); err != nil {

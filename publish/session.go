@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -94,8 +95,9 @@ type Session struct {
 type Outcome struct {
 	Mode   Mode
 	Report *report.Report // nil when Verify failed
-	// StartErr is why Start made no runs; the session was read-only
-	// from then on (githubapi.IsForbidden: the token can only read).
+	// StartErr is why Start made no runs; after a 403
+	// (githubapi.IsForbidden: the token can only read) the session was
+	// read-only from then on.
 	StartErr error
 	// Err is the error of Verify.
 	Err     error
@@ -122,9 +124,11 @@ func (s *Session) Run(ctx context.Context) Outcome {
 }
 
 // Start makes the runs of Checks in progress (ModeWrite; other modes do
-// nothing). When GitHub refuses, the session turns read-only: it makes no
-// other write, and the error says why (IsForbidden for a token that can
-// only read).
+// nothing). Runs it made before an error are concluded as failure. When
+// GitHub refuses with 403 (githubapi.IsForbidden: the token can only
+// read), the session turns read-only and makes no other write; after
+// another error, Abort tries once more to make the runs and conclude
+// them.
 func (s *Session) Start(ctx context.Context) error {
 	if s.Mode != ModeWrite || s.started {
 		return nil
@@ -136,7 +140,9 @@ func (s *Session) Start(ctx context.Context) error {
 	}
 	runs, err := s.pub.Start(ctx, s.Checks)
 	if err != nil {
-		s.Mode = ModeReadOnly
+		if githubapi.IsForbidden(err) {
+			s.Mode = ModeReadOnly
+		}
 		return err
 	}
 	s.runs = runs
