@@ -79,17 +79,32 @@ type Table struct {
 	Rows   [][]string `json:"rows"`
 }
 
-// Change describes the change of one template between base and head, for the
+// Change describes the change of one template between base and head, as
+// data: package report words it (the bold line, Effect and Before) for the
 // Changes section of the comment.
 type Change struct {
 	Path   string `json:"path"`   // repository-relative template path
 	Status string `json:"status"` // added, modified, deleted, renamed, included
-	// Headline is the bold line: what changed, in one short sentence.
-	Headline string `json:"headline"`
-	Effect   string `json:"effect"`
-	Before   string `json:"before"`
+	// OldPath is the base's path of a renamed template.
+	OldPath string `json:"old_path,omitempty"`
+	// Via lists the included files whose change changes the template.
+	Via []string `json:"via,omitempty"`
+	// Sets counts the variable sets the template renders with.
+	Sets int `json:"sets,omitempty"`
+	// SameSets counts the sets that render the same output at base and
+	// head; HeadFails the sets whose render fails at head.
+	SameSets  int `json:"same_sets,omitempty"`
+	HeadFails int `json:"head_fails,omitempty"`
+	// AddedPerSet and RemovedPerSet count the lines that each set whose
+	// output changes adds and removes, in set order.
+	AddedPerSet   []int `json:"added_per_set,omitempty"`
+	RemovedPerSet []int `json:"removed_per_set,omitempty"`
+	// FirstAdded and FirstRemoved are the first rendered lines that are
+	// not blank among the lines the first changed set adds and removes.
+	FirstAdded   string `json:"first_added,omitempty"`
+	FirstRemoved string `json:"first_removed,omitempty"`
 	// Added and Removed count the lines of Diff: the rendered diff of the
-	// first variable set whose output changes, not a sum over the sets.
+	// first variable set whose output changed, not a sum over the sets.
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
 	// Diff is a unified diff of the rendered output of one variable set.

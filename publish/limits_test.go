@@ -27,7 +27,7 @@ func TestOutputWithinLimitsOnGitHub(t *testing.T) {
 		Check: "render", Conclusion: checks.Failure, Title: strings.Repeat("é", 256), Summary: big,
 		Findings: fs, Details: big,
 		Tables:  []checks.Table{{Title: "Scenarios", Header: []string{"a", "b"}, Rows: [][]string{{"1", "2"}}}},
-		Changes: []checks.Change{{Path: "t.sh", Status: "modified", Headline: "h", Diff: big}},
+		Changes: []checks.Change{{Path: "t.sh", Status: "modified", Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1}, Diff: big}},
 	}
 	e := setup(t, false)
 	rep := &report.Report{Results: []checks.Result{res}, Command: "template-verify run"}

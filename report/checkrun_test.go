@@ -32,7 +32,7 @@ func runResult() checks.Result {
 			Title: "<b>html</b>", Message: "a `tick` | pipe", Details: "```\nfence inside\n```"}),
 		Figures:  []checks.Figure{{Label: "renders", Value: "4", Command: "template-verify run --only render"}},
 		Tables:   []checks.Table{{Title: "Renders", Header: []string{"vars", "bash -n"}, Rows: [][]string{{"run_pytest=true", "fails"}, {"run_pytest=false", "passes"}}}},
-		Changes:  []checks.Change{{Path: "templates/test.sh", Status: "modified", Headline: "adds a restore step", Effect: "test files go back to base", Before: "agents could edit tests", Added: 4, Removed: 1, Diff: "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"}},
+		Changes:  []checks.Change{{Path: "templates/test.sh", Status: "modified", Sets: 2, AddedPerSet: []int{4}, RemovedPerSet: []int{1}, SameSets: 1, FirstAdded: "y", FirstRemoved: "x", Added: 4, Removed: 1, Diff: "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"}},
 		Notes:    []string{"The Jinja2 cross-check did not run."},
 		Details:  "bash: line 12: syntax error",
 		Duration: 1200 * time.Millisecond,
@@ -98,7 +98,7 @@ func TestCheckRunWithinLimits(t *testing.T) {
 		Check: "render", Conclusion: checks.Failure, Title: strings.Repeat("é", 256), Summary: big,
 		Findings: fs, Details: big,
 		Tables:  []checks.Table{{Title: "Scenarios", Header: []string{"a", "b"}, Rows: [][]string{{"1", "2"}}}},
-		Changes: []checks.Change{{Path: "t.sh", Status: "modified", Headline: "h", Diff: big}},
+		Changes: []checks.Change{{Path: "t.sh", Status: "modified", Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1}, Diff: big}},
 	}
 	out := CheckRun(res, "template-verify run --base main --head x", 0)
 	if n := utf8.RuneCountInString(out.Title); n != MaxTitleChars {

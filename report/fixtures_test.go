@@ -54,13 +54,11 @@ func renderPass() checks.Result {
 			{Label: "Jinja2 cross-check", Value: "12 renders compared, 0 differ (Jinja2 3.1.2)"},
 		},
 		Changes: []checks.Change{
-			{Path: root + "tests/test.sh", Status: "modified", Headline: "changed, output changes in 2 of 2 variable sets",
-				Effect: "The rendered output gets 2 new lines and loses 0. First new line: `'(^|/)tests?/'`.",
-				Before: "The base has no lines in place of the new ones.", Added: 2, Removed: 0, Diff: testShDiff},
-			{Path: root + "environment/Dockerfile", Status: "included", Headline: "an included file changed (environment/restore_paths.inc), rendered output unchanged",
-				Effect: "The rendered output is the same for all 2 variable sets.", Before: "The same output."},
-			{Path: "src/datasmith/github/templates/final.md.j2", Status: "modified", Headline: "changed, output changes in 1 of 1 variable sets",
-				Effect: "The rendered output gets 1 new lines and loses 1.", Before: "First removed line: `Do not edit benchmarks.`.", Added: 1, Removed: 1,
+			{Path: root + "tests/test.sh", Status: "modified", Sets: 2, AddedPerSet: []int{2, 2}, RemovedPerSet: []int{0, 0},
+				FirstAdded: "'(^|/)tests?/'", Added: 2, Removed: 0, Diff: testShDiff},
+			{Path: root + "environment/Dockerfile", Status: "included", Via: []string{"environment/restore_paths.inc"}, Sets: 2, SameSets: 2},
+			{Path: "src/datasmith/github/templates/final.md.j2", Status: "modified", Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1},
+				FirstAdded: "Do not edit benchmarks or tests.", FirstRemoved: "Do not edit benchmarks.", Added: 1, Removed: 1,
 				Diff: "--- a/final.md.j2 (default)\n+++ b/final.md.j2 (default)\n@@ -3 +3 @@\n-Do not edit benchmarks.\n+Do not edit benchmarks or tests.\n"},
 		},
 	}
@@ -189,9 +187,8 @@ func backticks() *Report {
 			Message: "The template uses `{{ x | tojson }}`, and gonja spaces tojson output differently.",
 		}},
 		Changes: []checks.Change{{
-			Path: "src/datasmith/github/templates/naïve/fïnal.md.j2", Status: "renamed",
-			Headline: "renamed from src/datasmith/github/templates/old/final.md.j2, output changes in 1 of 1 variable sets",
-			Effect:   "The prompt shows a code block: ```` ``` ````.", Before: "No code block.", Added: 3, Removed: 0,
+			Path: "src/datasmith/github/templates/naïve/fïnal.md.j2", Status: "renamed", OldPath: "src/datasmith/github/templates/old/final.md.j2",
+			Sets: 1, AddedPerSet: []int{3}, RemovedPerSet: []int{0}, FirstAdded: "```sh", Added: 3, Removed: 0,
 			Diff: "--- a/final.md.j2\n+++ b/fïnal.md.j2\n@@ -1 +1,4 @@\n Règles :\n+```sh\n+echo ünïcode ✓\n+```\n",
 		}},
 	}

@@ -19,7 +19,8 @@ func hostileReport() *Report {
 	var figs []checks.Figure
 	for i, h := range markdowntest.Hostile {
 		findings = append(findings, checks.Finding{Path: h, Line: i + 1, Level: checks.LevelFailure, Title: h, Message: h, Details: h})
-		changes = append(changes, checks.Change{Path: h, Status: h, Headline: h, Effect: h, Before: h, Added: 1, Diff: h})
+		changes = append(changes, checks.Change{Path: h, Status: "renamed", OldPath: h, Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1}, FirstAdded: h, FirstRemoved: h, Added: 1, Diff: h},
+			checks.Change{Path: h, Status: "included", Via: []string{h, h}, Sets: 1, SameSets: 1})
 		rows = append(rows, []string{h, h, h})
 		figs = append(figs, checks.Figure{Label: h, Value: h, Command: h})
 		r.Templates = append(r.Templates, plan.Template{Group: "g", Path: h, OldPath: h, Rel: h, OldRel: h, Status: plan.Modified})

@@ -442,7 +442,7 @@ func TestHostileText(t *testing.T) {
 		}
 		for j := range res.Changes {
 			c := &res.Changes[j]
-			c.Path, c.Headline, c.Effect, c.Before, c.Diff = evil, evil, evil, evil, evil
+			c.Path, c.OldPath, c.Via, c.FirstAdded, c.FirstRemoved, c.Diff = evil, evil, []string{evil}, evil, evil, evil
 		}
 	}
 	md, err := r.Markdown()

@@ -403,30 +403,14 @@ func changeViews(r *Report) []*changeView {
 
 // changeViewOf lays out change number n.
 func changeViewOf(n int, c checks.Change) *changeView {
-	head := changeHeadline(c)
-	title := prose(c.Path)
-	if head != "" {
-		title += ": " + head
-	}
-	cv := &changeView{Num: n, Indent: len(itoa(n)) + 2, Title: markdown.Bold(title), path: c.Path}
-	if e := prose(c.Effect); e != "" {
-		cv.Effect = "Effect: " + sentence(e)
-	}
-	if b := prose(c.Before); b != "" {
-		cv.Before = "Before: " + sentence(b)
-	}
+	w := wordChange(c)
+	cv := &changeView{Num: n, Indent: len(itoa(n)) + 2, Title: markdown.Bold(prose(c.Path) + ": " + w.Headline), path: c.Path}
+	cv.Effect = "Effect: " + w.Effect
+	cv.Before = "Before: " + w.Before
 	if strings.TrimSpace(c.Diff) != "" {
 		cv.Diff = &details{Summary: diffSummary(c), Block: newBlock("diff", c.Diff)}
 	}
 	return cv
-}
-
-// changeHeadline is what changed, in a few words.
-func changeHeadline(c checks.Change) string {
-	if h := prose(c.Headline); h != "" {
-		return h
-	}
-	return prose(c.Status)
 }
 
 func diffSummary(c checks.Change) string {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,14 +153,11 @@ func TestRenderChanges(t *testing.T) {
 	if c.Added != 2 || c.Removed != 1 {
 		t.Errorf("added %d removed %d, want 2 and 1", c.Added, c.Removed)
 	}
-	if !strings.Contains(c.Effect, "1 to 2 new lines per variable set") || !strings.Contains(c.Effect, "0 to 1 line per variable set") {
-		t.Errorf("effect %q does not give the counts per set", c.Effect)
+	if c.Sets != 2 || !slices.Equal(c.AddedPerSet, []int{2, 1}) || !slices.Equal(c.RemovedPerSet, []int{1, 0}) {
+		t.Errorf("sets %d, added per set %v, removed per set %v; want 2, [2 1], [1 0]", c.Sets, c.AddedPerSet, c.RemovedPerSet)
 	}
-	if !strings.Contains(c.Headline, "2 of 2 variable sets") || !strings.Contains(c.Diff, "+B") {
-		t.Errorf("headline %q diff %q", c.Headline, c.Diff)
-	}
-	if !strings.Contains(c.Effect, "`B`") || !strings.Contains(c.Before, "`b`") {
-		t.Errorf("effect %q before %q", c.Effect, c.Before)
+	if !strings.Contains(c.Diff, "+B") || c.FirstAdded != "B" || c.FirstRemoved != "b" {
+		t.Errorf("first added %q, first removed %q, diff %q", c.FirstAdded, c.FirstRemoved, c.Diff)
 	}
 }
 
@@ -168,7 +166,7 @@ func TestRenderIncludedChange(t *testing.T) {
 		map[string]string{"tpl/run.sh": "{% include 'x.inc' %}\n", "tpl/x.inc": "one\n"},
 		map[string]string{"tpl/x.inc": "two\n"})
 	res := runCheck(t, in, false)
-	if len(res.Changes) != 1 || res.Changes[0].Status != "included" || !strings.Contains(res.Changes[0].Headline, "x.inc") {
+	if len(res.Changes) != 1 || res.Changes[0].Status != "included" || !strings.Contains(strings.Join(res.Changes[0].Via, " "), "x.inc") {
 		t.Fatalf("changes %+v", res.Changes)
 	}
 }

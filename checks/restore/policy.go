@@ -7,6 +7,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // PolicyChange lists the restore patterns that the head adds to and
@@ -51,17 +52,7 @@ func policyFinding(in *checks.Input) (*checks.Finding, string) {
 	if ch.Empty() {
 		return nil, ""
 	}
-	list := func(ps []string) string {
-		if len(ps) == 0 {
-			return "none"
-		}
-		q := make([]string, len(ps))
-		for i, p := range ps {
-			q[i] = "`" + p + "`"
-		}
-		return strings.Join(q, ", ")
-	}
-	note := fmt.Sprintf("The head changes the restore policy. Patterns added: %s. Patterns removed: %s.", list(ch.Added), list(ch.Removed))
+	note := fmt.Sprintf("The head changes the restore policy. Patterns added: %s. Patterns removed: %s.", patternList(ch.Added), patternList(ch.Removed))
 	f := &checks.Finding{
 		Level:   checks.LevelWarning,
 		Title:   "The restore policy changes",
@@ -70,6 +61,19 @@ func policyFinding(in *checks.Input) (*checks.Finding, string) {
 	}
 	f.Path = configFile(in.Config)
 	return f, note
+}
+
+// patternList lists patterns as inline code by the report's rule
+// (markdown.Code), which the report keeps as typed: "none" for no pattern.
+func patternList(ps []string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = markdown.Code(p)
+	}
+	return strings.Join(q, ", ")
 }
 
 func lines(ps []string) string {

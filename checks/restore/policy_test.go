@@ -48,6 +48,10 @@ func TestComparePolicy(t *testing.T) {
 	if !strings.Contains(f.Message, "adds 0 and removes 1") || note != "The head changes the restore policy. Patterns added: none. Patterns removed: `(^|/)tests?/`." {
 		t.Errorf("message %q note %q", f.Message, note)
 	}
+	// A pattern with a backtick stays one code span.
+	if _, note := policyFinding(&checks.Input{Config: withPatterns("a`b"), BaseConfig: withPatterns()}); note != "The head changes the restore policy. Patterns added: ``a`b``. Patterns removed: none." {
+		t.Errorf("note %q", note)
+	}
 }
 
 // TestPolicyChangeShowsEvenWhenTheCheckIsOff: a PR that deletes the
