@@ -14,6 +14,7 @@ import (
 )
 
 func TestChooseAnnotations(t *testing.T) {
+	t.Parallel()
 	var render, pytest []checks.Finding
 	for i := range 8 {
 		render = append(render, checks.Finding{Path: "t.sh", Line: i + 1, Level: checks.LevelFailure, Message: fmt.Sprintf("render failure %d", i)})
@@ -37,13 +38,13 @@ func TestChooseAnnotations(t *testing.T) {
 	as, left := chooseAnnotations(rep)
 	var errs, warns, notices []string
 	for _, a := range as {
-		switch a.level {
+		switch a.Level {
 		case "error":
-			errs = append(errs, a.message)
+			errs = append(errs, a.Message)
 		case "warning":
-			warns = append(warns, a.message)
+			warns = append(warns, a.Message)
 		default:
-			notices = append(notices, a.message)
+			notices = append(notices, a.Message)
 		}
 	}
 	// Errors: with a file first in check order (8 render, then pytest),
@@ -60,7 +61,7 @@ func TestChooseAnnotations(t *testing.T) {
 	}
 	// Left out: 5 more pytest failures, the failure without a file, the
 	// timed-out restore; 2 render warnings and the not-run check; 3 notices.
-	if left != (leftOut{errors: 7, warnings: 3, notices: 3}) {
+	if left != (leftOut{Errors: 7, Warnings: 3, Notices: 3}) {
 		t.Errorf("left out %+v", left)
 	}
 
@@ -81,24 +82,26 @@ func TestChooseAnnotations(t *testing.T) {
 }
 
 func TestCheckLevelAnnotation(t *testing.T) {
+	t.Parallel()
 	rep := &report.Report{Results: []checks.Result{
 		{Check: "restore", Conclusion: checks.TimedOut, Title: "Time limit", Summary: "The step ran\nfor 5 min."},
 		{Check: "render", Conclusion: checks.Success},
 		{Check: "pytest", Conclusion: checks.Skipped},
 	}}
 	as, left := chooseAnnotations(rep)
-	if len(as) != 1 || left.total() != 0 {
+	if len(as) != 1 || left.Total() != 0 {
 		t.Fatalf("annotations %+v left %+v", as, left)
 	}
-	if a := as[0]; a.level != "error" || a.title != "template-verify / restore: timed out" || a.message != "Time limit. The step ran for 5 min." || a.file != "" {
+	if a := as[0]; a.Level != "error" || a.Title != "template-verify / restore: timed out" || a.Message != "Time limit. The step ran for 5 min." || a.File != "" {
 		t.Errorf("annotation %+v", a)
 	}
 }
 
 func TestWorkflowCommandEscapes(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	gha := githubactions.New(githubactions.WithWriter(&out), githubactions.WithGetenv(func(string) string { return "" }))
-	emit(gha, []wfAnnotation{{level: "warning", file: "a,b:c.sh", line: 3, endLine: 4, title: "t", message: "100% sure\nline two ::x::"}}, leftOut{})
+	emit(gha, []wfAnnotation{{Level: "warning", File: "a,b:c.sh", Line: 3, EndLine: 4, Title: "t", Message: "100% sure\nline two ::x::"}}, leftOut{})
 	want := "::warning endLine=4,file=a%2Cb%3Ac.sh,line=3,title=t::100%25 sure%0Aline two ::x::\n"
 	if out.String() != want {
 		t.Errorf("got  %q\nwant %q", out.String(), want)
@@ -107,8 +110,8 @@ func TestWorkflowCommandEscapes(t *testing.T) {
 
 func TestNotesFollowHouseStyle(t *testing.T) {
 	texts := []string{
-		leftOutNote(leftOut{errors: 7, warnings: 3, notices: 3}),
-		leftOutNote(leftOut{errors: 1}),
+		leftOut{Errors: 7, Warnings: 3, Notices: 3}.Note(MaxStepAnnotations),
+		leftOut{Errors: 1}.Note(MaxStepAnnotations),
 	}
 	h := stubHarness(t, func(pr map[string]any) { pr["head"].(map[string]any)["repo"] = nil }, restorePasses)
 	h.run()

@@ -7,35 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/report"
 )
 
-// forkNote says how a repository publishes the reports of pull requests
-// from forks.
-const forkNote = "> **Pull requests from forks:** to publish their check runs, gate and comment, add the publisher workflow: copy " +
-	"`examples/workflows/template-verify-publish.yml` from formula-code/template-verify to `.github/workflows/`, " +
-	"and upload this step's `report-json` output as the artifact `template-verify-report` (as `examples/workflows/template-verify.yml` does). " +
-	"It runs on `workflow_run` with a write token and reads only the report, never the pull request's code. " +
-	"Without it, a required `template-verify / gate` never reports on a fork's pull request.\n\n"
-
 // summary writes the report to the job summary, within 1 MiB, with a note
-// first when the run could not write to GitHub.
+// first when the run could not write to GitHub (report.JobSummary).
 func (r *runner) summary(rep *report.Report) {
-	note := ""
-	if r.readOnly != "" {
-		note = "> **Read-only run:** " + r.readOnly + " The report is here, and the findings are annotations of this step.\n\n"
-		if r.ev.Fork() {
-			note += forkNote
-		}
-	}
-	md, err := rep.MarkdownLimit(MaxSummaryBytes - len(note))
-	if err != nil {
-		text := rep.Text()
-		fence := markdown.Fence(text)
-		md = fmt.Sprintf("The report does not render as markdown: %s\n\n%stext\n%s\n%s\n", summaryLine(err.Error()), fence, text, fence)
-	}
-	r.writeSummary(note + md)
+	r.writeSummary(rep.JobSummary(MaxSummaryBytes, r.readOnly, r.readOnly != "" && r.ev.Fork()))
 }
 
 func (r *runner) writeSummary(md string) {
