@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/formula-code/template-verify/internal/githubapi"
 )
 
 // Event is what the Action needs from a pull_request event.
@@ -17,45 +21,20 @@ type Event struct {
 	HeadSHA  string
 	HeadRef  string
 	HeadRepo string // full name; empty when the head repository is gone
-	HeadFork bool
 	BaseSHA  string
 	BaseRef  string
 	BaseRepo string // full name
 	// Body is the pull request's description (markdown); empty on
 	// merge_group.
 	Body string
+	// fork is githubapi.IsFork of the event's repositories.
+	fork bool
 }
 
-// Fork reports whether the pull request comes from a fork: its head
-// repository is a fork, is another repository, or is gone. The token of
-// such a run can only read.
-func (e Event) Fork() bool {
-	return e.HeadFork || e.HeadRepo == "" || e.HeadRepo != e.BaseRepo
-}
-
-type rawEvent struct {
-	Action      string          `json:"action"`
-	PullRequest *rawPullRequest `json:"pull_request"`
-}
-
-type rawPullRequest struct {
-	Number  *int       `json:"number"`
-	HTMLURL string     `json:"html_url"`
-	Body    *string    `json:"body"`
-	Head    *rawBranch `json:"head"`
-	Base    *rawBranch `json:"base"`
-}
-
-type rawBranch struct {
-	SHA  string   `json:"sha"`
-	Ref  string   `json:"ref"`
-	Repo *rawRepo `json:"repo"`
-}
-
-type rawRepo struct {
-	FullName string `json:"full_name"`
-	Fork     bool   `json:"fork"`
-}
+// Fork reports whether the pull request comes from a fork
+// (githubapi.IsFork): its head repository is another repository, is
+// marked a fork, or is gone. The token of such a run can only read.
+func (e Event) Fork() bool { return e.fork }
 
 var shaRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
@@ -69,9 +48,10 @@ func ReadEvent(path string) (Event, error) {
 	return ParseEvent(path, data)
 }
 
-// ParseEvent parses the event in data; name is the file name for errors.
+// ParseEvent parses the event in data (go-github's PullRequestEvent);
+// name is the file name for errors.
 func ParseEvent(name string, data []byte) (Event, error) {
-	var raw rawEvent
+	var raw github.PullRequestEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Event{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
 	}
@@ -85,16 +65,13 @@ func ParseEvent(name string, data []byte) (Event, error) {
 	if pr.Number == nil {
 		return Event{}, missing("pull_request.number")
 	}
-	if *pr.Number <= 0 {
-		return Event{}, fmt.Errorf("event file %s: field pull_request.number: %d is not a pull request number", name, *pr.Number)
+	if pr.GetNumber() <= 0 {
+		return Event{}, fmt.Errorf("event file %s: field pull_request.number: %d is not a pull request number", name, pr.GetNumber())
 	}
-	ev := Event{Action: raw.Action, Number: *pr.Number, HTMLURL: pr.HTMLURL}
-	if pr.Body != nil {
-		ev.Body = *pr.Body
-	}
+	ev := Event{Action: raw.GetAction(), Number: pr.GetNumber(), HTMLURL: pr.GetHTMLURL(), Body: pr.GetBody()}
 	for _, side := range []struct {
 		field string
-		b     *rawBranch
+		b     *github.PullRequestBranch
 		sha   *string
 		ref   *string
 		repo  *string
@@ -105,24 +82,21 @@ func ParseEvent(name string, data []byte) (Event, error) {
 		if side.b == nil {
 			return Event{}, missing(side.field)
 		}
-		if side.b.SHA == "" {
+		if side.b.GetSHA() == "" {
 			return Event{}, missing(side.field + ".sha")
 		}
-		if !shaRE.MatchString(side.b.SHA) {
-			return Event{}, fmt.Errorf("event file %s: field %s.sha: %q is not a full commit sha", name, side.field, side.b.SHA)
+		if !shaRE.MatchString(side.b.GetSHA()) {
+			return Event{}, fmt.Errorf("event file %s: field %s.sha: %q is not a full commit sha", name, side.field, side.b.GetSHA())
 		}
-		if side.b.Ref == "" {
+		if side.b.GetRef() == "" {
 			return Event{}, missing(side.field + ".ref")
 		}
-		*side.sha, *side.ref = side.b.SHA, side.b.Ref
-		if side.b.Repo != nil {
-			*side.repo = side.b.Repo.FullName
-		}
+		*side.sha, *side.ref, *side.repo = side.b.GetSHA(), side.b.GetRef(), side.b.GetRepo().GetFullName()
 	}
-	if pr.Base.Repo == nil || pr.Base.Repo.FullName == "" {
+	if ev.BaseRepo == "" {
 		return Event{}, missing("pull_request.base.repo.full_name")
 	}
-	ev.HeadFork = pr.Head.Repo != nil && pr.Head.Repo.Fork
+	ev.fork = githubapi.IsFork(pr.Base.Repo, pr.Head.Repo)
 	return ev, nil
 }
 

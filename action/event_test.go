@@ -55,7 +55,7 @@ func TestBadEventFiles(t *testing.T) {
 		{"empty", "", "line 1, column 1"},
 		{"truncated", "{\n  \"pull_request\": {\n", "line 3, column 1"},
 		{"bad character", "{\n  \"action\": x}", "line 2, column 13: invalid character 'x'"},
-		{"not an object", "[1]", "want action.rawEvent"},
+		{"not an object", "[1]", "want github.PullRequestEvent"},
 		{"a push event", `{"ref": "refs/heads/main", "after": "` + sha + `"}`, "field pull_request is missing: this is not a pull_request event"},
 		{"number is a string", `{"pull_request": {"number": "2"}}`, "field pull_request.number: want int, got a JSON string"},
 		{"no number", `{"pull_request": {}}`, "field pull_request.number is missing"},

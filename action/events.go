@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // The events the Action runs on.
@@ -14,21 +16,11 @@ const (
 	EventWorkflowRun = "workflow_run"
 )
 
-type rawMergeGroupEvent struct {
-	MergeGroup *struct {
-		HeadSHA string `json:"head_sha"`
-		HeadRef string `json:"head_ref"`
-		BaseSHA string `json:"base_sha"`
-		BaseRef string `json:"base_ref"`
-	} `json:"merge_group"`
-	Repository *rawRepo `json:"repository"`
-}
-
 // ParseMergeGroup parses a merge_group event: the queue's head commit is
 // verified against its base, and the check runs and the gate go on the
 // head commit. Number is 0: a queue entry has no comment.
 func ParseMergeGroup(name string, data []byte) (Event, error) {
-	var raw rawMergeGroupEvent
+	var raw github.MergeGroupEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Event{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
 	}
@@ -36,10 +28,10 @@ func ParseMergeGroup(name string, data []byte) (Event, error) {
 	if mg == nil {
 		return Event{}, fmt.Errorf("event file %s: field merge_group is missing: this is not a merge_group event", name)
 	}
-	ev := Event{Action: "checks_requested", HeadSHA: mg.HeadSHA, HeadRef: mg.HeadRef, BaseSHA: mg.BaseSHA,
-		BaseRef: strings.TrimPrefix(mg.BaseRef, "refs/heads/")}
+	ev := Event{Action: "checks_requested", HeadSHA: mg.GetHeadSHA(), HeadRef: mg.GetHeadRef(), BaseSHA: mg.GetBaseSHA(),
+		BaseRef: strings.TrimPrefix(mg.GetBaseRef(), "refs/heads/")}
 	for _, f := range []struct{ field, v string }{
-		{"merge_group.head_sha", mg.HeadSHA}, {"merge_group.base_sha", mg.BaseSHA},
+		{"merge_group.head_sha", ev.HeadSHA}, {"merge_group.base_sha", ev.BaseSHA},
 	} {
 		if f.v == "" {
 			return Event{}, fmt.Errorf("event file %s: field %s is missing", name, f.field)
@@ -51,11 +43,11 @@ func ParseMergeGroup(name string, data []byte) (Event, error) {
 	if ev.BaseRef == "" {
 		return Event{}, fmt.Errorf("event file %s: field merge_group.base_ref is missing", name)
 	}
-	if raw.Repository == nil || raw.Repository.FullName == "" {
+	if raw.GetRepo().GetFullName() == "" {
 		return Event{}, fmt.Errorf("event file %s: field repository.full_name is missing", name)
 	}
-	// The queue's branch is in the base repository.
-	ev.HeadRepo, ev.BaseRepo = raw.Repository.FullName, raw.Repository.FullName
+	// The queue's branch is in the base repository: not a fork.
+	ev.HeadRepo, ev.BaseRepo = raw.GetRepo().GetFullName(), raw.GetRepo().GetFullName()
 	return ev, nil
 }
 
@@ -71,22 +63,9 @@ type WorkflowRun struct {
 	// pull request from a fork.
 	PRs  []int
 	Repo string // full name of the repository the event is in
-}
-
-type rawWorkflowRunEvent struct {
-	WorkflowRun *struct {
-		ID             int64     `json:"id"`
-		Event          string    `json:"event"`
-		HeadSHA        string    `json:"head_sha"`
-		HTMLURL        string    `json:"html_url"`
-		HeadRepository *rawRepo  `json:"head_repository"`
-		PullRequests   []rawPull `json:"pull_requests"`
-	} `json:"workflow_run"`
-	Repository *rawRepo `json:"repository"`
-}
-
-type rawPull struct {
-	Number int `json:"number"`
+	// repo and headRepo are the event's repository and the run's head
+	// repository, for githubapi.IsFork.
+	repo, headRepo *github.Repository
 }
 
 // ReadWorkflowRun reads a workflow_run event file.
@@ -101,7 +80,7 @@ func ReadWorkflowRun(path string) (WorkflowRun, error) {
 // ParseWorkflowRun parses a workflow_run event; name is the file name
 // for errors.
 func ParseWorkflowRun(name string, data []byte) (WorkflowRun, error) {
-	var raw rawWorkflowRunEvent
+	var raw github.WorkflowRunEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return WorkflowRun{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
 	}
@@ -109,19 +88,17 @@ func ParseWorkflowRun(name string, data []byte) (WorkflowRun, error) {
 	if wr == nil {
 		return WorkflowRun{}, fmt.Errorf("event file %s: field workflow_run is missing: this is not a workflow_run event", name)
 	}
-	if !shaRE.MatchString(wr.HeadSHA) {
-		return WorkflowRun{}, fmt.Errorf("event file %s: field workflow_run.head_sha: %q is not a full commit sha", name, wr.HeadSHA)
+	if !shaRE.MatchString(wr.GetHeadSHA()) {
+		return WorkflowRun{}, fmt.Errorf("event file %s: field workflow_run.head_sha: %q is not a full commit sha", name, wr.GetHeadSHA())
 	}
-	if raw.Repository == nil || raw.Repository.FullName == "" {
+	if raw.GetRepo().GetFullName() == "" {
 		return WorkflowRun{}, fmt.Errorf("event file %s: field repository.full_name is missing", name)
 	}
-	out := WorkflowRun{ID: wr.ID, Event: wr.Event, HeadSHA: wr.HeadSHA, HTMLURL: wr.HTMLURL, Repo: raw.Repository.FullName}
-	if wr.HeadRepository != nil {
-		out.HeadRepo = wr.HeadRepository.FullName
-	}
+	out := WorkflowRun{ID: wr.GetID(), Event: wr.GetEvent(), HeadSHA: wr.GetHeadSHA(), HTMLURL: wr.GetHTMLURL(), Repo: raw.GetRepo().GetFullName(),
+		HeadRepo: wr.GetHeadRepository().GetFullName(), repo: raw.Repo, headRepo: wr.HeadRepository}
 	for _, p := range wr.PullRequests {
-		if p.Number > 0 {
-			out.PRs = append(out.PRs, p.Number)
+		if p.GetNumber() > 0 {
+			out.PRs = append(out.PRs, p.GetNumber())
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
@@ -26,13 +27,15 @@ var forkGate = &publish.Untrusted{
 		"or re-runs the verification in a trusted workflow: one whose workflow file a maintainer has read, not one the fork can change.",
 }
 
-// forkRun reports whether pull-request code made the report: the run's
-// head repository (from the event) or the pull request's head repository
-// (from the API) is not this repository, or is unknown (a deleted fork).
-// Such a run used the fork's own workflow file.
+// forkRun reports whether pull-request code made the report
+// (githubapi.IsFork): the run's head repository (from the event) or the
+// pull request's head repository (from the API) is not this repository,
+// or is unknown (a deleted fork). Such a run used the fork's own
+// workflow file.
 func (r *runner) forkRun(wr WorkflowRun, pr *github.PullRequest) bool {
 	full := r.owner + "/" + r.repo
-	return !strings.EqualFold(wr.HeadRepo, full) || !strings.EqualFold(pr.GetHead().GetRepo().GetFullName(), full)
+	return !strings.EqualFold(wr.Repo, full) || githubapi.IsFork(wr.repo, wr.headRepo) ||
+		!strings.EqualFold(pr.GetBase().GetRepo().GetFullName(), full) || githubapi.IsFork(pr.GetBase().GetRepo(), pr.GetHead().GetRepo())
 }
 
 // markForkResults is a copy of rep whose results say, in the title and

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -173,7 +172,7 @@ func (s *Server) resolvePull(ctx context.Context, in *githubapi.Installation, j 
 	}
 	j.HeadSHA, j.BaseSHA, j.BaseRef, j.HeadRef = head, p.GetBase().GetSHA(), p.GetBase().GetRef(), p.GetHead().GetRef()
 	j.Author, j.Body = p.GetUser().GetLogin(), p.GetBody()
-	j.Fork = !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), j.FullName())
+	j.Fork = githubapi.IsFork(p.GetBase().GetRepo(), p.GetHead().GetRepo())
 	return nil
 }
 
