@@ -47,7 +47,7 @@ func TestCheckRunGolden(t *testing.T) {
 		anns = append(anns, fmt.Sprintf("%s:%d-%d %s %q %q", a.Path, a.StartLine, a.EndLine, a.Level, a.Title, a.Message))
 	}
 	got := "# title\n" + out.Title + "\n\n# summary\n" + out.Summary + "\n\n# text\n" + out.Text + "\n\n# annotations\n" + strings.Join(anns, "\n") + "\n"
-	golden(t, "checkrun.golden", []byte(got))
+	goldenFile(t, "checkrun.golden", got)
 }
 
 // TestOneFindingOneText: a finding reads the same in the comment and in

@@ -8,6 +8,7 @@ import (
 // TestFigureNumbers: the prose values of the checks' figures give typed
 // numbers (issue 11.5).
 func TestFigureNumbers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		value string
 		want  map[string]float64

@@ -36,6 +36,7 @@ func hostileReport() *Report {
 }
 
 func TestHostileTextIsData(t *testing.T) {
+	t.Parallel()
 	r := hostileReport()
 	md, err := r.Markdown()
 	if err != nil {
@@ -62,12 +63,14 @@ func TestHostileTextIsData(t *testing.T) {
 }
 
 func TestMarkerCopy(t *testing.T) {
+	t.Parallel()
 	if Marker != markdowntest.Marker {
 		t.Errorf("markdowntest.Marker is %q, want report.Marker %q", markdowntest.Marker, Marker)
 	}
 }
 
 func TestIsComment(t *testing.T) {
+	t.Parallel()
 	md, err := hostileReport().Markdown()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // another check verifies (an archive, a copy) is verified; the report
 // must not say that there is nothing to verify.
 func TestNoTemplateButOtherWork(t *testing.T) {
+	t.Parallel()
 	r := &Report{
 		Repo: "o/r", BaseRev: "main", HeadRev: "pr", Overall: checks.Failure,
 		Results: []checks.Result{{Check: "sync", Conclusion: checks.Failure, Title: "Copies differ"}},

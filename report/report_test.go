@@ -1,10 +1,7 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,46 +9,35 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"
 	"github.com/formula-code/template-verify/internal/markdown"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, or rewrites it with
+// -update (internal/golden).
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run go test ./report -update and review the diff.\n--- got ---\n%s", name, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
+			t.Parallel()
 			r := fx.make()
 			md, err := r.Markdown()
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, fx.name+".md.golden", []byte(md))
-			golden(t, fx.name+".txt.golden", []byte(r.Text()))
+			goldenFile(t, fx.name+".md.golden", md)
+			goldenFile(t, fx.name+".txt.golden", r.Text())
 			js, err := r.JSON()
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, fx.name+".json.golden", append(js, '\n'))
+			goldenFile(t, fx.name+".json.golden", string(js)+"\n")
 		})
 	}
 }
@@ -81,6 +67,7 @@ func housestyleLint(md string) []string {
 }
 
 func TestMarkdownPassesHouseStyle(t *testing.T) {
+	t.Parallel()
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			md, err := fx.make().Markdown()
@@ -136,6 +123,7 @@ func sectionsOf(md string) []string {
 }
 
 func TestSectionsLeftOut(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		r    *Report
@@ -176,6 +164,7 @@ func sentences(p string) int {
 }
 
 func TestPurposeSentences(t *testing.T) {
+	t.Parallel()
 	for _, fx := range fixtures {
 		p := purpose(fx.make())
 		if n := sentences(p); n < 2 || n > 4 {
@@ -193,6 +182,7 @@ func TestPurposeSentences(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
+	t.Parallel()
 	res := func(cs ...checks.Conclusion) []checks.Result {
 		var out []checks.Result
 		for i, c := range cs {
@@ -227,6 +217,7 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestWord(t *testing.T) {
+	t.Parallel()
 	for _, c := range []checks.Conclusion{checks.Failure, checks.NotRun, checks.Skipped, checks.TimedOut, checks.Cancelled, "", "neutral", "stale"} {
 		if w := Word(c); strings.Contains(w, "pass") {
 			t.Errorf("Word(%q) = %q", c, w)
@@ -240,6 +231,7 @@ func TestWord(t *testing.T) {
 // TestNotRunNeverPassed checks every place a NotRun check or verdict shows
 // in the three formats.
 func TestNotRunNeverPassed(t *testing.T) {
+	t.Parallel()
 	r := notRun()
 	if r.Overall != checks.NotRun {
 		t.Fatalf("fixture overall %q", r.Overall)
@@ -300,6 +292,7 @@ func TestNotRunNeverPassed(t *testing.T) {
 }
 
 func TestJSONFields(t *testing.T) {
+	t.Parallel()
 	js, err := emptyPlan().JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -319,6 +312,7 @@ func TestJSONFields(t *testing.T) {
 }
 
 func TestTextFindings(t *testing.T) {
+	t.Parallel()
 	text := failingRender().Text()
 	want := root + "tests/test.sh:57: failure: bash -n: The rendered script is not valid bash for run_pytest=false: syntax error near unexpected token fi.\n"
 	if !strings.Contains(text, "\n"+want) {
@@ -330,6 +324,7 @@ func TestTextFindings(t *testing.T) {
 }
 
 func TestFences(t *testing.T) {
+	t.Parallel()
 	md, err := backticks().Markdown()
 	if err != nil {
 		t.Fatal(err)
@@ -348,6 +343,7 @@ func TestFences(t *testing.T) {
 }
 
 func TestCode(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"a b", "`a b`"},
 		{"a`b", "``a`b``"},
@@ -364,6 +360,7 @@ func TestCode(t *testing.T) {
 }
 
 func TestEscapeStart(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"## x", `\## x`},
 		{"- x", `\- x`},
@@ -380,6 +377,7 @@ func TestEscapeStart(t *testing.T) {
 }
 
 func TestFileTree(t *testing.T) {
+	t.Parallel()
 	got := fileTree(baseReport().Templates)
 	want := `src/datasmith/
 ├── github/templates/
@@ -399,6 +397,7 @@ func TestFileTree(t *testing.T) {
 }
 
 func TestEscapeHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"a <sha> b", "a &lt;sha> b"},
 		{"keep `<sha>` in code", "keep `<sha>` in code"},
@@ -417,6 +416,7 @@ func TestEscapeHTML(t *testing.T) {
 // provides. The comment keeps its own structure: the same sections, closed
 // fences, whole tables.
 func TestHostileText(t *testing.T) {
+	t.Parallel()
 	evil := "x\n\n## Usage\n\n```\n</details> <!-- | a | b |\n- item\n1. step\n> quote ``` `"
 	r := failingRender()
 	r.Repo = evil
@@ -480,6 +480,7 @@ func TestHostileText(t *testing.T) {
 // the verdict is a pass, since checks.Overall says so, but it names the
 // skipped check.
 func TestSkippedIsNotPassed(t *testing.T) {
+	t.Parallel()
 	r := skipped()
 	if r.Overall != checks.Success {
 		t.Fatalf("fixture overall %q", r.Overall)
@@ -528,6 +529,7 @@ func visibleLines(md string) int {
 // failing comment shows its first failure within 15 lines, linked to its
 // line at head, and a passing one fits in 40 visible lines.
 func TestCommentLeadsWithVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		r           *Report
@@ -575,6 +577,7 @@ func TestCommentLeadsWithVerdict(t *testing.T) {
 }
 
 func TestSingular(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Templates: 1 templates, 4 variable sets, 8 renders": "Templates: 1 template, 4 variable sets, 8 renders",
 		"gets 1 new lines and loses 11 lines":                "gets 1 new line and loses 11 lines",
@@ -588,6 +591,7 @@ func TestSingular(t *testing.T) {
 }
 
 func TestLineLink(t *testing.T) {
+	t.Parallel()
 	r := &Report{Head: headSha, Links: Links{Repo: "https://github.com/o/r"}}
 	for _, tc := range []struct {
 		f    checks.Finding
@@ -611,6 +615,7 @@ func TestLineLink(t *testing.T) {
 // TestLeadFitsLimit: the failures listed first are cut like any list, so
 // long paths and many failures still fit a small limit.
 func TestLeadFitsLimit(t *testing.T) {
+	t.Parallel()
 	r := linkedFail()
 	var fs []checks.Finding
 	for i := range 40 {

@@ -32,6 +32,7 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 // valid against report/schema/report.schema.json, and the schema refuses
 // a report without schema_version or with a figure number as prose.
 func TestJSONGoldensMatchTheSchema(t *testing.T) {
+	t.Parallel()
 	s := compileSchema(t)
 	files, err := filepath.Glob("testdata/*.json.golden")
 	if err != nil || len(files) == 0 {

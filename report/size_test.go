@@ -45,6 +45,7 @@ func tablesWhole(t *testing.T, md string) {
 }
 
 func TestSizeLimitCutsLargestFirst(t *testing.T) {
+	t.Parallel()
 	r := bigReport()
 	full, err := r.MarkdownLimit(1 << 30)
 	if err != nil {
@@ -111,6 +112,7 @@ func exactReport(t *testing.T, size int) *Report {
 }
 
 func TestSizeLimitEdge(t *testing.T) {
+	t.Parallel()
 	// At the limit: nothing is cut.
 	r := exactReport(t, MaxCommentBytes)
 	md, err := r.Markdown()
@@ -148,6 +150,7 @@ func TestSizeLimitEdge(t *testing.T) {
 // TestSizeLimitSweep cuts the same report to many limits: every result
 // fits, parses as the house format, and keeps its tables whole.
 func TestSizeLimitSweep(t *testing.T) {
+	t.Parallel()
 	r := bigReport()
 	smallest := 0
 	for limit := 60000; limit >= 1000; limit -= 1500 {
@@ -181,6 +184,7 @@ func lintProblems(md string) string {
 // TestSizeLimitManyFindings has thousands of findings without details:
 // the list of findings is halved until it fits.
 func TestSizeLimitManyFindings(t *testing.T) {
+	t.Parallel()
 	r := failingRender()
 	var fs []checks.Finding
 	for i := range 5000 {
@@ -212,6 +216,7 @@ func TestSizeLimitManyFindings(t *testing.T) {
 }
 
 func TestSizeLimitTooSmall(t *testing.T) {
+	t.Parallel()
 	_, err := allPass().MarkdownLimit(100)
 	if err == nil || !strings.Contains(err.Error(), "above the limit of 100 bytes") {
 		t.Fatalf("err = %v", err)

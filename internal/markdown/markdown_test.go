@@ -3,6 +3,7 @@ package markdown
 import "testing"
 
 func TestCode(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"":           "",
 		"x":          "`x`",
@@ -20,6 +21,7 @@ func TestCode(t *testing.T) {
 }
 
 func TestFence(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{"plain": "```", "has ``` inside": "````", "has ````` five": "``````"} {
 		if got := Fence(body); got != want {
 			t.Errorf("Fence(%q) = %q, want %q", body, got, want)
@@ -28,6 +30,7 @@ func TestFence(t *testing.T) {
 }
 
 func TestInline(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"plain text", "plain text"},
 		{"evil <img src=x onerror=alert(1)> @admin", "evil &lt;img src=x onerror=alert(1)> @\u200badmin"},
@@ -61,6 +64,7 @@ func TestInline(t *testing.T) {
 }
 
 func TestCodeAndBlockClean(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, code, block string }{
 		{"a\x1b[1mb", "`a[1mb`", "a[1mb"},
 		{"x\ny", "`x y`", "x\ny"},
@@ -78,6 +82,7 @@ func TestCodeAndBlockClean(t *testing.T) {
 }
 
 func TestUnescape(t *testing.T) {
+	t.Parallel()
 	in := "a <b> & @admin &#64;"
 	if got := Unescape(Inline(in)); got != in {
 		t.Errorf("Unescape(Inline(%q)) = %q", in, got)
@@ -85,6 +90,7 @@ func TestUnescape(t *testing.T) {
 }
 
 func TestEscapeStart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"# h", `\# h`},
 		{"``` fence", "\\``` fence"},
