@@ -46,7 +46,7 @@ func attackRunner(t *testing.T, extra, report string) *runner {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	baseDir, sha, base, err := prepare(context.Background(), root)
+	baseDir, sha, base, err := prepare(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkCatalogue(b *testing.B) {
 		b.Fatal(err)
 	}
 	root := b.TempDir()
-	baseDir, sha, base, err := prepare(ctx, root)
+	baseDir, sha, base, err := prepare(root)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestCatalogueScenariosChangeTheTree(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	baseDir := filepath.Join(root, "base")
-	sha, err := fixture.Init(ctx, baseDir, fixture.Project(), "base")
+	sha, err := fixture.Init(baseDir, fixture.Project(), "base")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestCatalogueScenariosChangeTheTree(t *testing.T) {
 			if changed == noEffect[sc.Name] {
 				t.Errorf("work tree changed: %v (%s)", changed, treeDiff(base, work))
 			}
-			ran := !sc.NoBaseline && descends(ctx, dir, sha)
+			ran := !sc.NoBaseline && descends(dir, sha)
 			exp := p.Expect(base, work, ran, "")
 			if noEffect[sc.Name] && len(exp.Discarded) > 0 {
 				t.Errorf("discards %q", exp.Discarded)

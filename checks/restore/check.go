@@ -9,18 +9,25 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/fixture"
 )
 
-// Check is the restore check.
+// Check is the restore check. It needs in.Config.Restore: verify runs it
+// only when the config has a restore block (config.Disabled decides).
 type Check struct {
 	opts Options
 }
 
 // New returns the restore check with default options.
-func New() checks.Check { return &Check{} }
+func New() *Check { return &Check{} }
+
+// WithOptions returns a copy of the check that runs with the options o.
+func (c *Check) WithOptions(o Options) *Check { return &Check{opts: o} }
 
 // NewWithOptions returns the restore check with the given options.
-func NewWithOptions(o Options) *Check { return &Check{opts: o} }
+//
+// Deprecated: use New().WithOptions(o).
+func NewWithOptions(o Options) *Check { return New().WithOptions(o) }
 
 // Name implements checks.Check.
 func (c *Check) Name() string { return "restore" }
@@ -77,18 +84,22 @@ func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outc
 }
 
 // setup renders the step, compiles the policy and builds the base fixture.
+// The step renders once, before the fixture is built: the template's
+// base_commit renders as the sha the fixture's commit will have, which is
+// computed first without writing anything.
 func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *stop) {
 	rc := in.Config.Restore
-	if rc == nil {
-		return nil, nil, &stop{conclusion: checks.NotRun, title: "The config turns the restore check off."}
-	}
-	// A first render finds a missing or broken step before the fixture is
-	// built; the second renders base_commit as the fixture's base sha.
-	if _, st := prepareStep(ctx, in, rc, ""); st != nil {
-		return nil, nil, st
-	}
 	internal := func(title string, err error) *stop {
 		return &stop{conclusion: checks.Failure, title: fmt.Sprintf("%s: %v", title, err)}
+	}
+	base := fixture.Project()
+	sha, err := fixture.CommitSHA(base, baseMessage)
+	if err != nil {
+		return nil, nil, internal("The restore check cannot build its fixture", err)
+	}
+	step, st := prepareStep(ctx, in, rc, sha)
+	if st != nil {
+		return nil, nil, st
 	}
 	policy, err := NewPolicy(rc.Patterns)
 	if err != nil {
@@ -98,15 +109,13 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if err != nil {
 		return nil, nil, internal("The restore check cannot make its folders", err)
 	}
-	baseDir, sha, base, err := prepare(ctx, root)
+	baseDir, built, base, err := prepare(root)
+	if err == nil && built != sha {
+		err = fmt.Errorf("the fixture's commit is %s, not %s", built, sha)
+	}
 	if err != nil {
 		cleanup()
 		return nil, nil, internal("The restore check cannot build its fixture", err)
-	}
-	step, st := prepareStep(ctx, in, rc, sha)
-	if st != nil {
-		cleanup()
-		return nil, nil, st
 	}
 	opts := c.opts.settle()
 	return &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root, opts: opts}, cleanup, nil

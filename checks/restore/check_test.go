@@ -120,7 +120,7 @@ func TestWrongScriptsFail(t *testing.T) {
 			in.Config.Restore.Random.Count = 0 // the catalogue is enough here
 			// Only the scenarios the case names, to keep the test short;
 			// TestGoodScriptPassesEveryScenario runs them all.
-			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
+			res := New().WithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s, want failure: %s", res.Conclusion, res.Title)
 			}
@@ -151,7 +151,7 @@ func TestWrongScriptsFail(t *testing.T) {
 func TestFailingRandomSetIsShrunk(t *testing.T) {
 	in := scriptInput(t, "keeps-added.sh")
 	in.Config.Restore.Random.Count = 8
-	res := NewWithOptions(Options{Catalogue: []Scenario{{Name: "no-change"}}, MaxShrunk: 2}).Run(context.Background(), in)
+	res := New().WithOptions(Options{Catalogue: []Scenario{{Name: "no-change"}}, MaxShrunk: 2}).Run(context.Background(), in)
 	if res.Conclusion != checks.Failure {
 		t.Fatalf("conclusion %s", res.Conclusion)
 	}
@@ -188,7 +188,7 @@ func TestFailingRandomSetIsShrunk(t *testing.T) {
 			t.Errorf("message does not name %s: %s", added, f.Message)
 		}
 		// Replaying the printed list gives the same failure.
-		o, err := New().(*Check).Replay(context.Background(), in, Scenario{Name: "replay", Edits: edits})
+		o, err := New().Replay(context.Background(), in, Scenario{Name: "replay", Edits: edits})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestHangingStepTimesOut(t *testing.T) {
 	in := scriptInput(t, "hang.sh")
 	in.Config.Restore.Random.Count = 5
 	start := time.Now()
-	res := NewWithOptions(Options{ScenarioTimeout: time.Second, Catalogue: Catalogue()[:2]}).Run(context.Background(), in)
+	res := New().WithOptions(Options{ScenarioTimeout: time.Second, Catalogue: Catalogue()[:2]}).Run(context.Background(), in)
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("the check took %s; the step was not killed at its limit", took)
 	}
@@ -254,7 +254,7 @@ func TestStepCannotChangeAnythingOutsideItsFolder(t *testing.T) {
 			if err := os.WriteFile(canary, []byte("still here\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := NewWithOptions(Options{Keep: true, Catalogue: Catalogue()[:3]}).Run(context.Background(), in)
+			res := New().WithOptions(Options{Keep: true, Catalogue: Catalogue()[:3]}).Run(context.Background(), in)
 			if b, err := os.ReadFile(canary); err != nil || string(b) != "still here\n" {
 				t.Errorf("the canary next to the work folder changed: %q, %v", b, err)
 			}
@@ -315,8 +315,6 @@ func TestStopsBeforeScenarios(t *testing.T) {
 		line int
 		msg  string
 	}{
-		{name: "restore off", script: "good.sh", edit: func(in *checks.Input) { in.Config.Restore = nil },
-			want: checks.NotRun, title: "The config turns the restore check off."},
 		{name: "section missing, config names it", script: "no-section.sh",
 			want: checks.Failure, path: "tpl/tests/test.sh",
 			msg: "The rendered tpl/tests/test.sh has no line that matches the section start ^# ── Restore protected paths."},

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/internal/fixture"
-	"github.com/formula-code/template-verify/internal/gitx"
 )
 
 // Op is the kind of one agent-like edit.
@@ -141,18 +140,23 @@ func splitQuoted(s string) ([]string, error) {
 	}
 }
 
-// Apply makes the edits in the git work tree dir, in order.
+// Apply makes the edits in the fixture repository dir, in order. The git
+// operations (add, commit, orphan) are made in Go by the fixture package,
+// as git would make them; no process starts. dir must be a repository the
+// harness built, before any step ran in it.
 func Apply(ctx context.Context, dir string, edits []Edit) error {
 	for i, e := range edits {
-		if err := apply(ctx, dir, e); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := apply(dir, e); err != nil {
 			return fmt.Errorf("edit %d (%s): %w", i+1, e, err)
 		}
 	}
 	return nil
 }
 
-func apply(ctx context.Context, dir string, e Edit) error {
-	repo := gitx.Repo{Dir: dir}
+func apply(dir string, e Edit) error {
 	full := ""
 	if e.Op != OpCommit && e.Op != OpOrphan {
 		if err := checkRel(e.Path); err != nil {
@@ -210,14 +214,11 @@ func apply(ctx context.Context, dir string, e Edit) error {
 		}
 		return os.Rename(full, to)
 	case OpAdd:
-		_, err := repo.Run(ctx, "add", "-A", "--", e.Path)
-		return err
+		return fixture.Stage(dir, e.Path)
 	case OpCommit:
-		_, err := repo.Run(ctx, "commit", "-q", "--no-verify", "--allow-empty", "-m", e.Path)
-		return err
+		return fixture.Commit(dir, e.Path)
 	case OpOrphan:
-		_, err := repo.Run(ctx, "checkout", "-q", "--orphan", e.Path)
-		return err
+		return fixture.Orphan(dir, e.Path)
 	}
 	return fmt.Errorf("unknown operation %q", e.Op)
 }

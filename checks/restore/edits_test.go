@@ -75,7 +75,7 @@ func newFixture(t *testing.T) (dir, base string) {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
-	base, err := fixture.Init(ctx, root+"/base", fixture.Project(), "base")
+	base, err := fixture.Init(root+"/base", fixture.Project(), "base")
 	if err != nil {
 		t.Fatal(err)
 	}

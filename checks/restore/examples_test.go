@@ -155,7 +155,7 @@ func TestExampleBadRestoreHeadsFail(t *testing.T) {
 			in.Config.Restore.Random.Count = 0 // the catalogue is enough here
 			// Only the scenarios the case names, to keep the test short;
 			// TestGoodScriptPassesEveryScenario runs them all.
-			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
+			res := New().WithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s, want failure: %s", res.Conclusion, res.Title)
 			}
@@ -195,7 +195,7 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 		t.Run(c.head, func(t *testing.T) {
 			in := exampleInput(t, c.head)
 			in.Config.Restore.Random.Count = 0
-			res := NewWithOptions(Options{Catalogue: scenarios(t, append(c.before, c.pass...)...)}).Run(context.Background(), in)
+			res := New().WithOptions(Options{Catalogue: scenarios(t, append(c.before, c.pass...)...)}).Run(context.Background(), in)
 			if res.Conclusion != checks.Success {
 				logFindings(t, res)
 				t.Fatalf("conclusion %s, want success: %s", res.Conclusion, res.Title)
@@ -231,7 +231,7 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 func TestExampleBadHeadKeepsTheStep(t *testing.T) {
 	in := exampleInput(t, examples.HeadBad)
 	in.Config.Restore.Random.Count = 0
-	res := NewWithOptions(Options{Catalogue: scenarios(t, "no-change", "committed-edit", "no-baseline-file", "unrelated-checkout")}).Run(context.Background(), in)
+	res := New().WithOptions(Options{Catalogue: scenarios(t, "no-change", "committed-edit", "no-baseline-file", "unrelated-checkout")}).Run(context.Background(), in)
 	if res.Conclusion != checks.Success {
 		logFindings(t, res)
 		t.Fatalf("conclusion %s, want success: %s", res.Conclusion, res.Title)

@@ -42,7 +42,7 @@ func makeVerified(t testing.TB, baseFiles, headFiles map[string]string) verified
 	for p, s := range baseFiles {
 		tree[p] = fixture.File(s)
 	}
-	base, err := fixture.Init(ctx, dir, tree, "base")
+	base, err := fixture.Init(dir, tree, "base")
 	if err != nil {
 		t.Fatal(err)
 	}

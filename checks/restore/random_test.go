@@ -2,11 +2,14 @@ package restore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/gitx"
 )
 
 func TestRandomEditsRepeat(t *testing.T) {
@@ -35,23 +38,51 @@ func TestRandomEditsRepeat(t *testing.T) {
 	}
 }
 
-// TestRandomEditsApply applies many random sets to copies of the fixture:
-// a set that does not apply would be reported as a broken scenario.
+// TestRandomEditsApply applies many random sets, and the catalogue, to
+// copies of the fixture: a set that does not apply would be reported as a
+// broken scenario. The git operations (add, commit, orphan) are made in
+// Go; each set is also applied with the git CLI to another copy, and the
+// two repositories must agree: the same HEAD (the same commit shas), the
+// same index entries, the same answer to "does HEAD descend from the
+// base", and git finds nothing wrong in the objects Go wrote.
 func TestRandomEditsApply(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	baseDir := filepath.Join(root, "base")
-	if _, err := fixture.Init(ctx, baseDir, fixture.Project(), "base"); err != nil {
+	sha, err := fixture.Init(baseDir, fixture.Project(), "base")
+	if err != nil {
 		t.Fatal(err)
 	}
 	ops := map[Op]int{}
-	for i, sc := range RandomScenarios(fixture.Project(), 1, 60) {
-		dir := filepath.Join(root, sc.Name)
+	sets := append(RandomScenarios(fixture.Project(), 1, 60), Catalogue()...)
+	for i, sc := range sets {
+		dir := filepath.Join(root, slug(sc.Name))
 		if err := fixture.Copy(ctx, baseDir, dir); err != nil {
 			t.Fatal(err)
 		}
 		if err := Apply(ctx, dir, sc.Edits); err != nil {
 			t.Errorf("set %d: %v\n%s", i+1, err, FormatEdits(sc.Edits))
+			continue
+		}
+		viaGit := dir + "-git"
+		if err := fixture.Copy(ctx, baseDir, viaGit); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range sc.Edits {
+			if err := gitApply(ctx, viaGit, e); err != nil {
+				t.Fatalf("%s: git: %v", sc.Name, err)
+			}
+		}
+		if got, want := repoState(t, dir), repoState(t, viaGit); got != want {
+			t.Errorf("%s: after the edits in Go\n%s\nwith git\n%s\nedits:\n%s", sc.Name, got, want, FormatEdits(sc.Edits))
+		}
+		gitAnc, err := gitx.Repo{Dir: viaGit}.IsAncestor(ctx, sha, "HEAD")
+		if got := descends(dir, sha); got != (err == nil && gitAnc) {
+			t.Errorf("%s: descends %v, git says %v (%v)", sc.Name, got, gitAnc, err)
+		}
+		if out, err := (gitx.Repo{Dir: dir}).Run(ctx, "fsck", "--strict", "--no-dangling"); err != nil {
+			t.Errorf("%s: git fsck: %v\n%s", sc.Name, err, out)
 		}
 		for _, e := range sc.Edits {
 			ops[e.Op]++
@@ -60,9 +91,46 @@ func TestRandomEditsApply(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range []Op{OpWrite, OpAppend, OpDelete, OpChmod, OpSymlink, OpMove, OpAdd, OpCommit} {
+	for _, op := range []Op{OpWrite, OpAppend, OpDelete, OpChmod, OpSymlink, OpMove, OpAdd, OpCommit, OpOrphan} {
 		if ops[op] == 0 {
-			t.Errorf("60 random sets never use %s", op)
+			t.Errorf("the sets never use %s", op)
 		}
 	}
+}
+
+// gitApply makes one edit as an agent would: file edits as Apply makes
+// them, git operations with the git CLI.
+func gitApply(ctx context.Context, dir string, e Edit) error {
+	repo := gitx.Repo{Dir: dir}
+	var err error
+	switch e.Op {
+	case OpAdd:
+		_, err = repo.Run(ctx, "add", "-A", "--", e.Path)
+	case OpCommit:
+		_, err = repo.Run(ctx, "commit", "-q", "--no-verify", "--allow-empty", "-m", e.Path)
+	case OpOrphan:
+		_, err = repo.Run(ctx, "checkout", "-q", "--orphan", e.Path)
+	default:
+		err = apply(dir, e)
+	}
+	return err
+}
+
+// repoState is HEAD, the commit it names and the index entries of the
+// repository at dir, as git reads them.
+func repoState(t *testing.T, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	repo := gitx.Repo{Dir: dir}
+	ref, err := repo.Run(ctx, "symbolic-ref", "-q", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.Run(ctx, "rev-parse", "-q", "--verify", "HEAD") // empty: unborn
+	index, err := repo.Run(ctx, "ls-files", "-s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _ := repo.Run(ctx, "log", "--format=%H %P %s", "HEAD")
+	return fmt.Sprintf("HEAD %s at %s%s%s", strings.TrimSpace(string(ref)), head, log, index)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/fixture"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
@@ -68,7 +67,7 @@ func (s copySource) Make(ctx context.Context, dst string) error { return fixture
 type buildSource struct{ tree fixture.Tree }
 
 func (s buildSource) Make(ctx context.Context, dst string) error {
-	_, err := fixture.Init(ctx, dst, s.tree, baseMessage)
+	_, err := fixture.Init(dst, s.tree, baseMessage)
 	return err
 }
 
@@ -130,7 +129,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	switch {
 	case sc.NoBaseline && !r.step.FallsBack: // with the fallback, the base is the rendered base_commit
 		ran, reason = false, "no baseline sha file"
-	case movesHead(sc.Edits) && !descends(ctx, l.Repo, r.baseSHA):
+	case movesHead(sc.Edits) && !descends(l.Repo, r.baseSHA):
 		ran, reason = false, "HEAD does not descend from the base"
 	}
 	out.Expect = r.policy.Expect(r.base, work, ran, reason)
@@ -240,9 +239,10 @@ func movesHead(edits []Edit) bool {
 }
 
 // descends reports whether HEAD is the base or a descendant of it (the
-// ancestry rule of the grader). An unborn HEAD does not descend.
-func descends(ctx context.Context, dir, base string) bool {
-	ok, err := gitx.Repo{Dir: dir}.IsAncestor(ctx, base, "HEAD")
+// ancestry rule of the grader). An unborn HEAD does not descend. It reads
+// the commits that the harness wrote, before the step runs.
+func descends(dir, base string) bool {
+	ok, err := fixture.Descends(dir, base)
 	return err == nil && ok
 }
 
@@ -283,17 +283,12 @@ func (r *runner) runAll(ctx context.Context, list []Scenario) []Outcome {
 // errNoFixture is returned when the base fixture cannot be built.
 var errNoFixture = errors.New("the base fixture cannot be built")
 
-// prepare builds the base fixture once under root and reads its tree.
-func prepare(ctx context.Context, root string) (dir, sha string, base fixture.Tree, err error) {
+// prepare builds the base fixture once under root, in Go (no git
+// process), and returns its folder, its commit sha and its tree.
+func prepare(root string) (dir, sha string, base fixture.Tree, err error) {
 	dir = filepath.Join(root, "base")
-	sha, err = fixture.Init(ctx, dir, fixture.Project(), baseMessage)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
-	}
-	if err := fixture.Pack(ctx, dir); err != nil {
-		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
-	}
-	base, err = fixture.ReadCommit(ctx, dir, sha)
+	base = fixture.Project()
+	sha, err = fixture.Init(dir, base, baseMessage)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
 	}

@@ -158,7 +158,7 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			v := makeVerified(t, map[string]string{config.Path: baseCfg, "tpl/tests/test.sh": script(t, c.base)}, head)
 			in := inputFor(t, v)
 			in.Config.Restore.Random.Count = 0
-			res := NewWithOptions(Options{Catalogue: scenarios(t, c.scenarios...)}).Run(context.Background(), in)
+			res := New().WithOptions(Options{Catalogue: scenarios(t, c.scenarios...)}).Run(context.Background(), in)
 			if res.Conclusion != c.want {
 				logFindings(t, res)
 				t.Fatalf("conclusion %s, want %s: %s", res.Conclusion, c.want, res.Title)
@@ -253,7 +253,7 @@ func TestPreExistingRandomSetsAreNotShrunk(t *testing.T) {
 		map[string]string{"README.md": "A change beside the templates.\n"})
 	in := inputFor(t, v)
 	in.Config.Restore.Random.Count = 8
-	res := NewWithOptions(Options{Catalogue: scenarios(t, "no-change"), ShrinkRuns: 4, Keep: true}).Run(context.Background(), in)
+	res := New().WithOptions(Options{Catalogue: scenarios(t, "no-change"), ShrinkRuns: 4, Keep: true}).Run(context.Background(), in)
 	if res.Conclusion != checks.Success {
 		logFindings(t, res)
 		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
