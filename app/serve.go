@@ -56,3 +56,29 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return errors.Join(serveErr, drainErr, s.Shutdown(hctx))
 }
+
+// ErrConfig marks an error of ListenAndServe that is the configuration's
+// (serve exits with its usage code).
+var ErrConfig = errors.New("the App's configuration")
+
+// ListenAndServe runs the App until ctx ends: New (an error wraps
+// ErrConfig), Start, listen on addr, then Serve, which drains and shuts
+// down in order when ctx ends.
+func ListenAndServe(ctx context.Context, cfg Config, addr string) error {
+	srv, err := New(cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := srv.Start(ctx); err != nil {
+		return errors.Join(err, srv.Shutdown(context.Background()))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errors.Join(fmt.Errorf("listen: %w", err), srv.Shutdown(context.Background()))
+	}
+	srv.log.Info("template-verify serve listens", "addr", ln.Addr().String(), "api", srv.cfg.APIURL, "workers", srv.cfg.Workers)
+	if err := srv.Serve(ctx, ln); err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	return nil
+}

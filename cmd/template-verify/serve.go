@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,35 +104,21 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := app.New(app.Config{
+	err = app.ListenAndServe(ctx, app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
 		AllowUnsandboxed: *allowUnsandboxed,
-	})
-	if err != nil {
+	}, *listen)
+	switch {
+	case errors.Is(err, app.ErrConfig):
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitUsage
-	}
-	if err := srv.Start(ctx); err != nil {
+	case err != nil:
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitFail
 	}
-	// Serve keeps the listener open while the runs drain (/healthz then
-	// answers 503) and limits the header size (app.MaxHeaderBytes).
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		log.Error("listen", "error", err)
-		_ = srv.Shutdown(context.Background())
-		return exitFail
-	}
-	log.Info("template-verify serve listens", "addr", *listen, "api", *apiURL, "workers", *workers)
-	code := exitPass
-	if err := srv.Serve(ctx, ln); err != nil {
-		log.Error("stop", "error", err)
-		code = exitFail
-	}
 	fmt.Fprintln(stdout, "template-verify serve stopped")
-	return code
+	return exitPass
 }
 
 // sandboxAvailable is sandbox.Available; tests replace it.
