@@ -60,76 +60,51 @@ func (v *view) cutParts(over int) bool {
 func (v *view) parts() []cutPart {
 	var out []cutPart
 	for _, c := range v.Changes {
-		if c.Diff == nil {
-			continue
+		if c.Diff != nil {
+			out = append(out, v.part(&c.Diff, &c.Cut, code(c.path), cutShortDiff, cutDiff,
+				"The diff above shows", "The rendered diff (%s bytes) is cut to fit the size limit."))
 		}
-		c := c
-		name := code(c.path)
-		out = append(out, cutPart{
-			size: len(c.Diff.Block.Body),
-			shorten: func(budget int) bool {
-				shown, total, ok := shorten(c.Diff, budget)
-				if ok {
-					v.cuts.add(cutShortDiff, name)
-					c.Cut = fmt.Sprintf("The diff above shows the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
-				}
-				return ok
-			},
-			drop: func() {
-				v.cuts.add(cutDiff, name)
-				c.Cut = fmt.Sprintf("The rendered diff (%s bytes) is cut to fit the size limit.", thousands(len(c.Diff.Block.Body)))
-				c.Diff = nil
-			},
-		})
 	}
 	for _, cv := range v.Checks {
-		cv := cv
 		for _, f := range cv.Findings {
 			if f.Details == nil {
 				continue
 			}
-			f := f
 			name := "a finding of the " + prose(cv.name) + " check"
 			if f.loc != "" {
 				name = code(f.loc)
 			}
-			out = append(out, cutPart{
-				size: len(f.Details.Block.Body),
-				shorten: func(budget int) bool {
-					shown, total, ok := shorten(f.Details, budget)
-					if ok {
-						v.cuts.add(cutShortFinding, name)
-						f.Cut = fmt.Sprintf("The details above show the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
-					}
-					return ok
-				},
-				drop: func() {
-					v.cuts.add(cutFinding, name)
-					f.Cut = fmt.Sprintf("The details (%s bytes) are cut to fit the size limit.", thousands(len(f.Details.Block.Body)))
-					f.Details = nil
-				},
-			})
+			out = append(out, v.part(&f.Details, &f.Cut, name, cutShortFinding, cutFinding,
+				"The details above show", "The details (%s bytes) are cut to fit the size limit."))
 		}
 		if cv.Details != nil {
-			out = append(out, cutPart{
-				size: len(cv.Details.Block.Body),
-				shorten: func(budget int) bool {
-					shown, total, ok := shorten(cv.Details, budget)
-					if ok {
-						v.cuts.add(cutShortCheck, prose(cv.name))
-						cv.Cut = fmt.Sprintf("The details above show the first %s of %s lines, to fit the size limit.", thousands(shown), thousands(total))
-					}
-					return ok
-				},
-				drop: func() {
-					v.cuts.add(cutCheck, prose(cv.name))
-					cv.Cut = fmt.Sprintf("The details of the check (%s bytes) are cut to fit the size limit.", thousands(len(cv.Details.Block.Body)))
-					cv.Details = nil
-				},
-			})
+			out = append(out, v.part(&cv.Details, &cv.Cut, prose(cv.name), cutShortCheck, cutCheck,
+				"The details above show", "The details of the check (%s bytes) are cut to fit the size limit."))
 		}
 	}
 	return out
+}
+
+// part is the block *d that the limit may shorten (noting short under
+// name, and "<shows> the first N of M lines" in *cut) or drop (noting
+// dropped, and dropNote with its size in *cut).
+func (v *view) part(d **details, cut *string, name string, short, dropped int, shows, dropNote string) cutPart {
+	return cutPart{
+		size: len((*d).Block.Body),
+		shorten: func(budget int) bool {
+			shown, total, ok := shorten(*d, budget)
+			if ok {
+				v.cuts.add(short, name)
+				*cut = fmt.Sprintf("%s the first %s of %s lines, to fit the size limit.", shows, thousands(shown), thousands(total))
+			}
+			return ok
+		},
+		drop: func() {
+			v.cuts.add(dropped, name)
+			*cut = fmt.Sprintf(dropNote, thousands(len((*d).Block.Body)))
+			*d = nil
+		},
+	}
 }
 
 // shorten keeps the first lines of a block that fit in budget bytes. It

@@ -3,7 +3,6 @@ package report
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/formula-code/template-verify/internal/markdown"
 )
@@ -30,16 +29,7 @@ func prose(s string) string {
 }
 
 // clip cuts s to at most n bytes at a rune boundary, with an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string, n int) string { return markdown.CutBytes(s, n, markdown.Ellipsis) }
 
 // indent puts n spaces before every line of s that is not empty.
 func indent(n int, s string) string {
