@@ -48,33 +48,15 @@ type jsonResult struct {
 // jsonChange is a checks.Change with the words of the comment (markdown):
 // the bold line, Effect and Before.
 type jsonChange struct {
-	Path          string   `json:"path"`
-	Status        string   `json:"status"`
-	Headline      string   `json:"headline"`
-	Effect        string   `json:"effect"`
-	Before        string   `json:"before"`
-	Added         int      `json:"added"`
-	Removed       int      `json:"removed"`
-	Diff          string   `json:"diff,omitempty"`
-	OldPath       string   `json:"old_path,omitempty"`
-	Via           []string `json:"via,omitempty"`
-	Sets          int      `json:"sets,omitempty"`
-	SameSets      int      `json:"same_sets,omitempty"`
-	HeadFails     int      `json:"head_fails,omitempty"`
-	AddedPerSet   []int    `json:"added_per_set,omitempty"`
-	RemovedPerSet []int    `json:"removed_per_set,omitempty"`
-	FirstAdded    string   `json:"first_added,omitempty"`
-	FirstRemoved  string   `json:"first_removed,omitempty"`
+	checks.Change
+	Headline string `json:"headline"`
+	Effect   string `json:"effect"`
+	Before   string `json:"before"`
 }
 
 func jsonChangeOf(c checks.Change) jsonChange {
 	w := wordChange(c)
-	return jsonChange{
-		Path: c.Path, Status: c.Status, Headline: w.Headline, Effect: w.Effect, Before: w.Before,
-		Added: c.Added, Removed: c.Removed, Diff: c.Diff, OldPath: c.OldPath, Via: c.Via,
-		Sets: c.Sets, SameSets: c.SameSets, HeadFails: c.HeadFails, AddedPerSet: c.AddedPerSet, RemovedPerSet: c.RemovedPerSet,
-		FirstAdded: c.FirstAdded, FirstRemoved: c.FirstRemoved,
-	}
+	return jsonChange{Change: c, Headline: w.Headline, Effect: w.Effect, Before: w.Before}
 }
 
 // jsonFigure is a checks.Figure with the numbers of its value, typed:
