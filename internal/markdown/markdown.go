@@ -1,6 +1,10 @@
-// Package markdown holds the escaping helpers that the report and the
-// publisher share, so that a comment, a check-run output and the terminal
-// quote text the same way.
+// Package markdown holds the one set of rules by which package report
+// writes every text a person reads (the comment, the check runs, the job
+// summary, the terminal): escaping, a sentence (Sentence), bold text
+// (Bold), a list (List), a count (Plural, Thousands), a location
+// (Location), a table cell (Cell), and cuts within GitHub's limits that
+// never break a fence, a table or a <details> block (Cut, CutChars,
+// CutBytes).
 //
 // Text that a check returns is data: it can hold file names, template
 // errors, test names and log lines that a pull request controls. Inline
