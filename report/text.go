@@ -105,24 +105,19 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
-// textFinding writes "path:line: level: message", with the check's name
-// when the finding has no path.
+// textFinding writes "path:line: level: title: message", with the check's
+// name when the finding has no path: the location and level rules of the
+// comment, without markdown.
 func textFinding(check string, f checks.Finding) string {
-	loc := plain(f.Path)
+	loc := plain(markdown.Location(f.Path, f.Line, f.EndLine))
 	if loc == "" {
 		loc = "(" + plain(check) + ")"
-	} else if f.Line > 0 {
-		loc += ":" + itoa(f.Line)
-	}
-	level := string(f.Level)
-	if level == "" {
-		level = string(checks.LevelNotice)
 	}
 	msg := plain(f.Message)
 	if t := plain(f.Title); t != "" && t != msg {
 		msg = t + ": " + msg
 	}
-	return fmt.Sprintf("%s: %s: %s", loc, level, msg)
+	return fmt.Sprintf("%s: %s: %s", loc, levelOf(f.Level), msg)
 }
 
 // textNotes are the notes of the comment without markdown marks.
