@@ -57,6 +57,22 @@ func (ctx *Context) Inherit() *Context {
 	return inherited
 }
 
+// layer returns a context for a render with data over parent: names are
+// looked up in data, then in parent, and the render sets names in a layer
+// of its own above both, so data does not change. It takes the place of
+// parent.Inherit().Update(data), which copied every variable into a new
+// map at the start of each render.
+func (ctx *Context) layer(parent *Context) *Context {
+	layers := new(struct{ top, data Context }) // one allocation for both
+	ctx.lock.Lock()
+	layers.data.data = ctx.data
+	ctx.lock.Unlock()
+	layers.data.parent = parent
+	layers.top.data = map[string]any{}
+	layers.top.parent = &layers.data
+	return &layers.top
+}
+
 // Update updates this context with the key/value pairs from a map.
 func (ctx *Context) Update(other *Context) *Context {
 	if other == nil {

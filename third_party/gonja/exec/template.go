@@ -66,7 +66,7 @@ func (t *Template) Execute(wr io.Writer, data *Context) error {
 		Tests:             t.environment.Tests,
 		Filters:           t.environment.Filters,
 		ControlStructures: t.environment.ControlStructures,
-		Context:           t.environment.Context.Inherit().Update(data),
+		Context:           data.layer(t.environment.Context),
 		Methods:           t.environment.Methods,
 	}, wr, t.config, t.loader, t)
 

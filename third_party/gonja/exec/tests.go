@@ -57,6 +57,26 @@ func (e *Evaluator) ExecuteTestByName(name string, in *Value, params *VarArgs) *
 		return AsValue(fmt.Errorf("test '%s' is invalid: %q", name, err))
 	}
 
+	result, err := callTest(e, test, in, params)
+	if callErr, ok := err.(ErrInvalidCall); ok && err != nil {
+		return AsValue(fmt.Errorf("invalid call to test '%s': %s", name, callErr.Error()))
+	} else if err != nil {
+		return AsValue(fmt.Errorf("unable to execute test '%s': %s", name, err.Error()))
+	} else {
+		return AsValue(result)
+	}
+}
+
+// callTest calls a validated test function. The two plain function types
+// are called directly: a call through reflect allocated its arguments and
+// results on every test in a template.
+func callTest(e *Evaluator, test TestFunction, in *Value, params *VarArgs) (bool, error) {
+	switch fn := test.(type) {
+	case func(*Evaluator, *Value, *VarArgs) (bool, error):
+		return fn(e, in, params)
+	case func(*Context, *Value, *VarArgs) (bool, error):
+		return fn(e.Environment.Context, in, params)
+	}
 	testFn := reflect.ValueOf(test)
 	firstArgument := reflect.ValueOf(e)
 	if testFn.Type().In(0) == reflect.TypeFor[*Context]() {
@@ -68,16 +88,9 @@ func (e *Evaluator) ExecuteTestByName(name string, in *Value, params *VarArgs) *
 		reflect.ValueOf(params),
 	}
 	results := testFn.Call(arguments)
-	result := results[0].Bool()
 	var err error
 	if !results[1].IsNil() {
 		err = results[1].Interface().(error)
 	}
-	if callErr, ok := err.(ErrInvalidCall); ok && err != nil {
-		return AsValue(fmt.Errorf("invalid call to test '%s': %s", name, callErr.Error()))
-	} else if err != nil {
-		return AsValue(fmt.Errorf("unable to execute test '%s': %s", name, err.Error()))
-	} else {
-		return AsValue(result)
-	}
+	return results[0].Bool(), err
 }
