@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,26 +24,37 @@ import (
 // The benchmark renders the example repository's grader script, tests/test.sh
 // (about 180 lines: if/else, is not none, {%- trimming), for 1,317 variable
 // sets that differ in base_commit (40 hex digits), task names, run_pytest
-// and rounds. One op is all 1,317 renders.
+// and rounds. One op is all 1,317 renders. One run measures every engine
+// and way side by side and ends with a summary of the ratios:
 //
 //	go test ./internal/jinja -run '^$' -bench 'Gonja1317' -benchtime 20x
 //
-// The fair comparisons:
-//   - parsed-once: each engine parses the template once and renders it
-//     1,317 times. This is how datasmith renders a dataset (one Environment,
-//     which caches the template) and how the render check renders.
-//   - parsed-each: each engine parses the template again for every render:
-//     gonja with Env.Parse, Jinja2 with an Environment whose cache_size is 0,
-//     so get_template reads, parses and compiles every time.
+// The sub-benchmarks:
+//   - parsed-once: gonja parses the template once and renders it 1,317
+//     times, in this process, with the render worker's GC setting
+//     (workerGCPercent). This is how datasmith renders a dataset (one
+//     Environment, which caches the template) and how the render worker
+//     renders a batch.
+//   - parsed-once-gogc100: the same at Go's default GOGC of 100, to show
+//     what the GC setting is worth.
+//   - parsed-each: gonja parses the template again for every render.
+//   - worker-parsed-once: the 1,317 renders through Renderer, the path of
+//     the render check: one render worker process, one request and one
+//     answer on its pipes per render.
+//   - jinja2-parsed-once and jinja2-parsed-each: Python Jinja2, one
+//     Environment; for "each" its cache_size is 0, so get_template reads,
+//     parses and compiles every time.
 //
 // The Jinja2 figures come from one python process per sub-benchmark run,
 // timed inside Python around the render loop only (no interpreter start,
 // no import), and are reported as ns/op so that the units match. The
 // python-process-ms/op metric adds the start, the import and the JSON
 // transfer, for reference. cpu-ns/op is the CPU time of the process (Go:
-// getrusage; Python: time.process_time_ns) per op: on a machine shared with
-// other work it is steadier than the wall time, so compare both. Before timing, the benchmark checks that both
-// engines write the same bytes for every variable set.
+// getrusage, the collector's work on the other core included; Python:
+// time.process_time_ns) per op: on a machine shared with other work it is
+// steadier than the wall time, so compare both. Before timing, the
+// benchmark checks that both engines write the same bytes for every
+// variable set.
 const benchTemplateRoot = "../../examples/datasmith-mini/base/src/datasmith/harbor_adapter/template"
 
 const benchTemplate = "tests/test.sh"
@@ -110,40 +123,63 @@ func BenchmarkGonja1317(b *testing.B) {
 	}
 	want := hex.EncodeToString(gonjaSum.Sum(nil))
 
-	b.Run("parsed-once", func(b *testing.B) {
-		b.ReportAllocs()
-		cpu := cpuTime()
-		for b.Loop() {
-			tpl, err := env.parseLocal(benchTemplate)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, v := range sets {
-				if _, err := tpl.render(v, DefaultLimits.Output); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-	})
-	b.Run("parsed-each", func(b *testing.B) {
-		b.ReportAllocs()
-		cpu := cpuTime()
-		for b.Loop() {
-			for _, v := range sets {
+	figs := map[string]benchFigure{}
+	gonja := func(name string, gcPercent int, each bool) {
+		b.Run(name, func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+			runtime.GC()
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
 				tpl, err := env.parseLocal(benchTemplate)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := tpl.render(v, DefaultLimits.Output); err != nil {
+				for _, v := range sets {
+					if each {
+						if tpl, err = env.parseLocal(benchTemplate); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if _, err := tpl.render(v, DefaultLimits.Output); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			figs[name] = benchFigure{ns: float64(b.Elapsed().Nanoseconds()) / float64(b.N), cpu: float64(cpuTime()-cpu) / float64(b.N)}
+			b.ReportMetric(figs[name].cpu, "cpu-ns/op")
+		})
+	}
+	gonja("parsed-once", workerGCPercent, false)
+	gonja("parsed-once-gogc100", 100, false)
+	gonja("parsed-each", workerGCPercent, true)
+	b.Run("worker-parsed-once", func(b *testing.B) {
+		r := NewRenderer(DefaultLimits)
+		defer r.Close()
+		sum := sha256.New()
+		for _, v := range sets {
+			out, err := r.Render(context.Background(), env, benchTemplate, v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum.Write([]byte(out))
+		}
+		if got := hex.EncodeToString(sum.Sum(nil)); got != want {
+			b.Fatalf("the worker renders other bytes (sha256 %s, in process %s)", got, want)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			for _, v := range sets {
+				if _, err := r.Render(context.Background(), env, benchTemplate, v); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		figs["worker-parsed-once"] = benchFigure{ns: float64(b.Elapsed().Nanoseconds()) / float64(b.N)}
 	})
 
-	py, _, ok := FindPython(context.Background())
+	py, pyVersion, ok := FindPython(context.Background())
 	if !ok {
 		b.Log("no python3 with jinja2: the Jinja2 sub-benchmarks do not run")
 		return
@@ -153,17 +189,63 @@ func BenchmarkGonja1317(b *testing.B) {
 		sources[strings.TrimPrefix(p, root+"/")] = string(data)
 	}
 	for _, parse := range []string{"once", "each"} {
-		b.Run("jinja2-parsed-"+parse, func(b *testing.B) {
+		name := "jinja2-parsed-" + parse
+		b.Run(name, func(b *testing.B) {
 			ans, process := runJinja2Bench(b, py, sources, sets, parse, b.N)
 			if ans.SHA256 != want {
 				b.Fatalf("Jinja2 and gonja render different bytes (sha256 %s and %s)", ans.SHA256, want)
 			}
-			b.ReportMetric(float64(ans.NS)/float64(b.N), "ns/op")
-			b.ReportMetric(float64(ans.CPUNS)/float64(b.N), "cpu-ns/op")
+			figs[name] = benchFigure{ns: float64(ans.NS) / float64(b.N), cpu: float64(ans.CPUNS) / float64(b.N)}
+			b.ReportMetric(figs[name].ns, "ns/op")
+			b.ReportMetric(figs[name].cpu, "cpu-ns/op")
 			b.ReportMetric(float64(process.Milliseconds())/float64(b.N), "python-process-ms/op")
 		})
 	}
+	// The summary is a sub-benchmark of its own: a parent benchmark's log
+	// shows only under -v. Its metrics are the ratios, gonja's time over
+	// Jinja2's (below 1: gonja is faster).
+	logged := false
+	b.Run("ratios", func(b *testing.B) {
+		quiet := logged // the testing package calls this more than once
+		logged = true
+		logf := func(format string, args ...any) {
+			if !quiet {
+				b.Logf(format, args...)
+			}
+		}
+		logf("%d renders of %s; Jinja2 %s of %s", len(sets), benchTemplate, pyVersion, py)
+		for _, c := range [][3]string{
+			{"parsed-once", "jinja2-parsed-once", "once"},
+			{"parsed-once-gogc100", "jinja2-parsed-once", "once-gogc100"},
+			{"parsed-each", "jinja2-parsed-each", "each"},
+			{"worker-parsed-once", "jinja2-parsed-once", "worker-once"},
+		} {
+			g, j := figs[c[0]], figs[c[1]]
+			if g.ns == 0 || j.ns == 0 {
+				continue // not run: -bench chose fewer sub-benchmarks
+			}
+			b.ReportMetric(g.ns/j.ns, c[2]+"-gonja/jinja2")
+			if g.cpu > 0 {
+				b.ReportMetric(g.cpu/j.cpu, c[2]+"-cpu-gonja/jinja2")
+			}
+			line := fmt.Sprintf("%-20s gonja %8.2f ms", c[0], g.ns/1e6)
+			if g.cpu > 0 {
+				line += fmt.Sprintf(" (cpu %8.2f ms)", g.cpu/1e6)
+			} else {
+				line += strings.Repeat(" ", 17)
+			}
+			line += fmt.Sprintf("   %-18s %8.2f ms (cpu %8.2f ms)   ratio %.2f", c[1], j.ns/1e6, j.cpu/1e6, g.ns/j.ns)
+			if g.cpu > 0 {
+				line += fmt.Sprintf(" (cpu %.2f)", g.cpu/j.cpu)
+			}
+			logf("%s", line)
+		}
+		b.ReportMetric(0, "ns/op")
+	})
 }
+
+// benchFigure is one sub-benchmark's time per op (all 1,317 renders).
+type benchFigure struct{ ns, cpu float64 }
 
 type jinja2BenchAnswer struct {
 	NS      int64  `json:"ns"`

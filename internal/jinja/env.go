@@ -209,22 +209,21 @@ func (e *Env) parseCached(name string) (*exec.Template, error) {
 // stops at maxOut bytes. Integers must be Go ints, not float64, to print as
 // Jinja2 prints them. The error is an *Error.
 func (t *local) render(vars map[string]any, maxOut int) (out string, err error) {
-	file := t.env.file(t.name)
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = "", &Error{File: file, Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
+			out, err = "", &Error{File: t.env.file(t.name), Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
 		}
 	}()
 	// A buffer of the right size from the start: gonja's ExecuteToString
 	// grows a bytes.Buffer step by step and copies it at the end, which
 	// cost a third of the render time of test.sh.
-	var b strings.Builder
+	b := &limitWriter{max: maxOut}
 	b.Grow(min(int(t.size.Load())+64, maxOut))
 	data := make(map[string]any, len(vars)+1)
 	maps.Copy(data, vars)
 	data[maxOutputKey] = maxOut
-	if rerr := t.t.Execute(limitWriter{w: &b, max: maxOut}, exec.NewContext(data)); rerr != nil {
-		return "", renderError(file, rerr)
+	if rerr := t.t.Execute(b, exec.NewContext(data)); rerr != nil {
+		return "", renderError(t.env.file(t.name), rerr)
 	}
 	t.size.Store(int64(b.Len()))
 	return b.String(), nil

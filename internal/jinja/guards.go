@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -29,22 +30,32 @@ const (
 	maxParseFrames = 3000
 )
 
-// limitWriter stops a render whose output passes max bytes.
+// limitWriter is the output of a render; it stops the render when the
+// output passes max bytes.
 type limitWriter struct {
-	w interface {
-		WriteString(string) (int, error)
-		Len() int
-	}
+	strings.Builder
 	max int
 }
 
-func (l limitWriter) Write(p []byte) (int, error) { return l.WriteString(string(p)) }
-
-func (l limitWriter) WriteString(s string) (int, error) {
-	if l.w.Len()+len(s) > l.max {
-		return 0, fmt.Errorf("the output is larger than the limit of %s (limits.render_output)", byteSize(l.max))
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if err := l.room(len(p)); err != nil {
+		return 0, err
 	}
-	return l.w.WriteString(s)
+	return l.Builder.Write(p)
+}
+
+func (l *limitWriter) WriteString(s string) (int, error) {
+	if err := l.room(len(s)); err != nil {
+		return 0, err
+	}
+	return l.Builder.WriteString(s)
+}
+
+func (l *limitWriter) room(n int) error {
+	if l.Len()+n > l.max {
+		return fmt.Errorf("the output is larger than the limit of %s (limits.render_output)", byteSize(l.max))
+	}
+	return nil
 }
 
 // depthKey holds the include depth in a render's context; templates cannot
