@@ -38,19 +38,19 @@ func (e Event) Fork() bool { return e.fork }
 
 var shaRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
-// ReadEvent reads a pull_request event file. Its errors name the file and
+// readEvent reads a pull_request event file. Its errors name the file and
 // the field, or the line and column of a JSON syntax error.
-func ReadEvent(path string) (Event, error) {
+func readEvent(path string) (Event, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Event{}, fmt.Errorf("event file: %w", err)
 	}
-	return ParseEvent(path, data)
+	return parseEvent(path, data)
 }
 
-// ParseEvent parses the event in data (go-github's PullRequestEvent);
+// parseEvent parses the event in data (go-github's PullRequestEvent);
 // name is the file name for errors.
-func ParseEvent(name string, data []byte) (Event, error) {
+func parseEvent(name string, data []byte) (Event, error) {
 	var raw github.PullRequestEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Event{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))

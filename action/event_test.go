@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseRealPayload(t *testing.T) {
-	ev, err := ReadEvent(fixtureEvent)
+	ev, err := readEvent(fixtureEvent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestForkDetection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, err := ReadEvent(event(t, sha, sha, tc.edit))
+			ev, err := readEvent(event(t, sha, sha, tc.edit))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,13 +72,13 @@ func TestBadEventFiles(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ReadEvent(p)
+			_, err := readEvent(p)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("error %v, want one naming %s and %q", err, p, tc.want)
 			}
 		})
 	}
-	if _, err := ReadEvent(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := readEvent(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -91,7 +91,7 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte(`{"pull_request": {"number": 2}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ev, err := ParseEvent("event.json", b)
+		ev, err := parseEvent("event.json", b)
 		if err == nil && (ev.Number <= 0 || !shaRE.MatchString(ev.HeadSHA) || !shaRE.MatchString(ev.BaseSHA) || ev.BaseRepo == "") {
 			t.Errorf("accepted an incomplete event: %+v", ev)
 		}

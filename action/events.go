@@ -16,10 +16,10 @@ const (
 	EventWorkflowRun = "workflow_run"
 )
 
-// ParseMergeGroup parses a merge_group event: the queue's head commit is
+// parseMergeGroup parses a merge_group event: the queue's head commit is
 // verified against its base, and the check runs and the gate go on the
 // head commit. Number is 0: a queue entry has no comment.
-func ParseMergeGroup(name string, data []byte) (Event, error) {
+func parseMergeGroup(name string, data []byte) (Event, error) {
 	var raw github.MergeGroupEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Event{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
@@ -51,9 +51,9 @@ func ParseMergeGroup(name string, data []byte) (Event, error) {
 	return ev, nil
 }
 
-// WorkflowRun is what the publisher needs from a workflow_run event: the
+// workflowRun is what the publisher needs from a workflow_run event: the
 // run that made the report. Nothing in it comes from the report.
-type WorkflowRun struct {
+type workflowRun struct {
 	ID       int64
 	Event    string // the event of the run that made the report: pull_request
 	HeadSHA  string
@@ -68,33 +68,33 @@ type WorkflowRun struct {
 	repo, headRepo *github.Repository
 }
 
-// ReadWorkflowRun reads a workflow_run event file.
-func ReadWorkflowRun(path string) (WorkflowRun, error) {
+// readWorkflowRun reads a workflow_run event file.
+func readWorkflowRun(path string) (workflowRun, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return WorkflowRun{}, fmt.Errorf("event file: %w", err)
+		return workflowRun{}, fmt.Errorf("event file: %w", err)
 	}
-	return ParseWorkflowRun(path, data)
+	return parseWorkflowRun(path, data)
 }
 
-// ParseWorkflowRun parses a workflow_run event; name is the file name
+// parseWorkflowRun parses a workflow_run event; name is the file name
 // for errors.
-func ParseWorkflowRun(name string, data []byte) (WorkflowRun, error) {
+func parseWorkflowRun(name string, data []byte) (workflowRun, error) {
 	var raw github.WorkflowRunEvent
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return WorkflowRun{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
+		return workflowRun{}, fmt.Errorf("event file %s: %s", name, jsonError(data, err))
 	}
 	wr := raw.WorkflowRun
 	if wr == nil {
-		return WorkflowRun{}, fmt.Errorf("event file %s: field workflow_run is missing: this is not a workflow_run event", name)
+		return workflowRun{}, fmt.Errorf("event file %s: field workflow_run is missing: this is not a workflow_run event", name)
 	}
 	if !shaRE.MatchString(wr.GetHeadSHA()) {
-		return WorkflowRun{}, fmt.Errorf("event file %s: field workflow_run.head_sha: %q is not a full commit sha", name, wr.GetHeadSHA())
+		return workflowRun{}, fmt.Errorf("event file %s: field workflow_run.head_sha: %q is not a full commit sha", name, wr.GetHeadSHA())
 	}
 	if raw.GetRepo().GetFullName() == "" {
-		return WorkflowRun{}, fmt.Errorf("event file %s: field repository.full_name is missing", name)
+		return workflowRun{}, fmt.Errorf("event file %s: field repository.full_name is missing", name)
 	}
-	out := WorkflowRun{ID: wr.GetID(), Event: wr.GetEvent(), HeadSHA: wr.GetHeadSHA(), HTMLURL: wr.GetHTMLURL(), Repo: raw.GetRepo().GetFullName(),
+	out := workflowRun{ID: wr.GetID(), Event: wr.GetEvent(), HeadSHA: wr.GetHeadSHA(), HTMLURL: wr.GetHTMLURL(), Repo: raw.GetRepo().GetFullName(),
 		HeadRepo: wr.GetHeadRepository().GetFullName(), repo: raw.Repo, headRepo: wr.HeadRepository}
 	for _, p := range wr.PullRequests {
 		if p.GetNumber() > 0 {

@@ -54,12 +54,12 @@ type jsonRev struct {
 	Sha string `json:"sha"`
 }
 
-// ParseReport reads a JSON report back (the artifact of a pull_request
+// parseReport reads a JSON report back (the artifact of a pull_request
 // run). The artifact was made by a run that a fork's workflow file may
 // control, so it is data to check, never a source of where to publish:
 // it must hold at most MaxReportChecks results with plain check names,
 // and its overall conclusion is computed again from its results.
-func ParseReport(data []byte) (*report.Report, error) {
+func parseReport(data []byte) (*report.Report, error) {
 	var a artifactReport
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, fmt.Errorf("the report is not valid JSON: %s", jsonError(data, err))
@@ -170,7 +170,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 // readReport reads the report artifact from the workspace as a regular
 // file (no symlink, within MaxReportBytes) and checks that it is of the
 // run's head commit.
-func (r *runner) readReport(wr WorkflowRun) (*report.Report, error) {
+func (r *runner) readReport(wr workflowRun) (*report.Report, error) {
 	data, err := safefile.ReadIn(r.workspace, r.in.Report, MaxReportBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the report %s is not in the workspace: the pull_request run uploaded none (it may have stopped before the verification), or the artifact was not downloaded", r.in.Report)
@@ -178,7 +178,7 @@ func (r *runner) readReport(wr WorkflowRun) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the report %s: %w", r.in.Report, err)
 	}
-	rep, err := ParseReport(data)
+	rep, err := parseReport(data)
 	if err != nil {
 		return nil, fmt.Errorf("the report %s: %w", r.in.Report, err)
 	}
@@ -195,7 +195,7 @@ var errNoPull = errors.New("nothing to publish on")
 // commit: one the event lists, else one GitHub lists for the commit (the
 // event lists none for a fork). The pull request is read from the API and
 // its head must be the run's head commit.
-func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr WorkflowRun) (*github.PullRequest, error) {
+func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr workflowRun) (*github.PullRequest, error) {
 	numbers := wr.PRs
 	if len(numbers) == 0 {
 		prs, _, err := client.PullRequests.ListPullRequestsWithCommit(ctx, r.owner, r.repo, wr.HeadSHA, &github.ListOptions{PerPage: 100})

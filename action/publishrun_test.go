@@ -226,7 +226,7 @@ func TestParseReportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseReport(data)
+	got, err := parseReport(data)
 	if err != nil {
 		t.Fatal(err)
 	}

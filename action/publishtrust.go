@@ -32,7 +32,7 @@ var forkGate = &publish.Untrusted{
 // pull request's head repository (from the API) is not this repository,
 // or is unknown (a deleted fork). Such a run used the fork's own
 // workflow file.
-func (r *runner) forkRun(wr WorkflowRun, pr *github.PullRequest) bool {
+func (r *runner) forkRun(wr workflowRun, pr *github.PullRequest) bool {
 	full := r.owner + "/" + r.repo
 	return !strings.EqualFold(wr.Repo, full) || githubapi.IsFork(wr.repo, wr.headRepo) ||
 		!strings.EqualFold(pr.GetBase().GetRepo().GetFullName(), full) || githubapi.IsFork(pr.GetBase().GetRepo(), pr.GetHead().GetRepo())

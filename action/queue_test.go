@@ -91,7 +91,7 @@ func TestParseMergeGroup(t *testing.T) {
 		{"ok", `{"merge_group":{"head_sha":"` + sha + `","base_sha":"` + sha + `","base_ref":"refs/heads/main"},"repository":{"full_name":"o/r"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, err := ParseMergeGroup("event.json", []byte(tc.body))
+			ev, err := parseMergeGroup("event.json", []byte(tc.body))
 			if tc.err == "" {
 				if err != nil || ev.BaseRef != "main" || ev.Fork() || ev.Number != 0 {
 					t.Fatalf("%+v %v", ev, err)

@@ -62,7 +62,7 @@ type runner struct {
 	// readOnly is why the run makes no write call, or "".
 	readOnly string
 	// run is the run whose report a workflow_run publishes.
-	wrun WorkflowRun
+	wrun workflowRun
 	errs []error // publishing errors
 	// apiLedger: the checks are the defaults, so the release ledger may
 	// read the gate runs of merged pull requests through the API once a
@@ -215,16 +215,16 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 	switch r.event {
 	case EventPullRequest:
-		r.ev, err = ReadEvent(path)
+		r.ev, err = readEvent(path)
 	case EventMergeGroup:
 		var data []byte
 		if data, err = os.ReadFile(path); err == nil {
-			r.ev, err = ParseMergeGroup(path, data)
+			r.ev, err = parseMergeGroup(path, data)
 		} else {
 			err = fmt.Errorf("event file: %w", err)
 		}
 	case EventWorkflowRun:
-		r.wrun, err = ReadWorkflowRun(path)
+		r.wrun, err = readWorkflowRun(path)
 	}
 	if err != nil {
 		return err

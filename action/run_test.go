@@ -38,7 +38,7 @@ func TestPublishesCheckRunsAndOneComment(t *testing.T) {
 	if code := h.run(); code != ExitFail {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitFail, h.stdout.String())
 	}
-	ev, _ := ReadEvent(h.env["GITHUB_EVENT_PATH"])
+	ev, _ := readEvent(h.env["GITHUB_EVENT_PATH"])
 	if h.lastOpt.Base != ev.BaseSHA || h.lastOpt.Head != ev.HeadSHA || h.lastOpt.RepoDir != h.env["GITHUB_WORKSPACE"] || h.lastOpt.RepoName != repoFull {
 		t.Errorf("verify options %+v", h.lastOpt)
 	}

@@ -18,11 +18,11 @@ const RerunAction = "rerun"
 // ErrIgnored marks a delivery that the App does not act on.
 var ErrIgnored = errors.New("event not handled")
 
-// DecodeEvent turns a delivery into a job. It decodes go-github's event
+// decodeEvent turns a delivery into a job. It decodes go-github's event
 // types. It returns an error that wraps ErrIgnored for an event or
 // action the App does not act on, and another error for a body that is
 // not a valid payload of the event.
-func DecodeEvent(event string, body []byte) (*Job, error) {
+func decodeEvent(event string, body []byte) (*Job, error) {
 	var (
 		repo   *github.Repository
 		sender *github.User
@@ -157,7 +157,7 @@ func (j *Job) fromComment(e *github.IssueCommentEvent) (*Job, error) {
 	if !e.Issue.IsPullRequest() {
 		return nil, fmt.Errorf("%w: a comment on an issue, not a pull request", ErrIgnored)
 	}
-	if !ParseCommand(e.Comment.GetBody()) {
+	if !parseCommand(e.Comment.GetBody()) {
 		return nil, fmt.Errorf("%w: the comment has no %s command", ErrIgnored, CommandWord)
 	}
 	if e.Issue.GetNumber() <= 0 {

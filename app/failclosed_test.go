@@ -141,7 +141,7 @@ func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
 	h.stop() // the job stays in the store as running
 
 	// The process died during each of MaxAttempts runs.
-	st, err := OpenStore(h.data)
+	st, err := openStore(h.data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, event string, body []byte) {
-		j, err := DecodeEvent(event, body)
+		j, err := decodeEvent(event, body)
 		if err != nil {
 			if j != nil {
 				t.Fatal("a job with an error")
@@ -42,11 +42,11 @@ func FuzzParseCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		got := ParseCommand(body)
-		if ParseCommand(CommandWord+"\n"+body) != true {
+		got := parseCommand(body)
+		if parseCommand(CommandWord+"\n"+body) != true {
 			t.Fatal("the command on the first line did not count")
 		}
-		if !got && ParseCommand(body+"\n") {
+		if !got && parseCommand(body+"\n") {
 			t.Fatal("a trailing newline changed the answer")
 		}
 	})

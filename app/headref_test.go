@@ -13,7 +13,7 @@ func TestJobKeepsTheHeadBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := DecodeEvent("pull_request", b)
+	j, err := decodeEvent("pull_request", b)
 	if err != nil {
 		t.Fatal(err)
 	}

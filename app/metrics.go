@@ -35,8 +35,8 @@ var (
 	answerBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}
 )
 
-// NewMetrics returns empty metrics.
-func NewMetrics() *Metrics {
+// newMetrics returns empty metrics.
+func newMetrics() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{

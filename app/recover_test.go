@@ -30,7 +30,7 @@ func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
 		}
 		left = append(left, h.gh.CheckRuns()[len(h.gh.CheckRuns())-1].ID)
 	}
-	st, err := OpenStore(h.data)
+	st, err := openStore(h.data)
 	if err != nil {
 		t.Fatal(err)
 	}

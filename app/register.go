@@ -293,7 +293,7 @@ func (r *Registrar) callback(w http.ResponseWriter, req *http.Request) {
 	}
 	creds, err := r.convert(req.Context(), code)
 	if err == nil {
-		err = WriteCredentials(r.cfg.Dir, creds)
+		err = writeCredentials(r.cfg.Dir, creds)
 	}
 	r.mu.Lock()
 	r.busy = false
@@ -374,9 +374,9 @@ func (r *Registrar) convert(ctx context.Context, code string) (Credentials, erro
 	return c, nil
 }
 
-// WriteCredentials writes the files of c into dir (made 0700 if
+// writeCredentials writes the files of c into dir (made 0700 if
 // missing), each 0600. It refuses to replace a file that exists.
-func WriteCredentials(dir string, c Credentials) error {
+func writeCredentials(dir string, c Credentials) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("make the credentials folder: %w", err)
 	}

@@ -18,9 +18,9 @@ const MaxHeaderBytes = 64 << 10
 // verifications have stopped.
 const stopHTTPTimeout = 30 * time.Second
 
-// HTTPServer returns the App's HTTP server for addr: its Handler, time
+// httpServer returns the App's HTTP server for addr: its Handler, time
 // limits for headers and body, and MaxHeaderBytes.
-func (s *Server) HTTPServer(addr string) *http.Server {
+func (s *Server) httpServer(addr string) *http.Server {
 	return &http.Server{
 		Addr: addr, Handler: s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
@@ -34,7 +34,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 // and the answers in flight end, then the store closes. It returns the
 // listener's error, if any, and the stop's.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := s.HTTPServer("")
+	hs := s.httpServer("")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	var serveErr error

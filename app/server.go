@@ -74,11 +74,11 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st, err := OpenStore(cfg.DataDir)
+	st, err := openStore(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, metrics: NewMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
+	s := &Server{cfg: cfg, log: log, store: st, metrics: newMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
 	base := cfg.HTTPTransport
 	if base == nil {
 		base = http.DefaultTransport

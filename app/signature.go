@@ -18,9 +18,9 @@ func Sign(secret, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// ValidSignature reports whether header is the signature of body with
+// validSignature reports whether header is the signature of body with
 // secret. It compares in constant time. An empty secret never matches.
-func ValidSignature(secret, body []byte, header string) bool {
+func validSignature(secret, body []byte, header string) bool {
 	if len(secret) == 0 {
 		return false
 	}

@@ -55,8 +55,8 @@ const maxGroup = 512
 // errStoreClosed is returned for a write after Close.
 var errStoreClosed = errors.New("the store is closed")
 
-// OpenStore opens (or creates) the store in dir.
-func OpenStore(dir string) (*Store, error) {
+// openStore opens (or creates) the store in dir.
+func openStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 func openTestStore(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := OpenStore(dir)
+	s, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestStoreGroupSurvivesOneBadWrite(t *testing.T) {
 // what was written is there after reopening.
 func TestStoreCloseKeepsWrites(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(dir)
+	s, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestStorePruneDeliveries(t *testing.T) {
 // BenchmarkStoreAcceptBurst measures one burst of 50 concurrent accepts,
 // each on disk before it returns.
 func BenchmarkStoreAcceptBurst(b *testing.B) {
-	s, err := OpenStore(b.TempDir())
+	s, err := openStore(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

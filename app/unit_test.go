@@ -28,7 +28,7 @@ func TestValidSignature(t *testing.T) {
 		{"empty", secret, body, "", false},
 	}
 	for _, tt := range tests {
-		if got := ValidSignature(tt.secret, tt.body, tt.header); got != tt.want {
+		if got := validSignature(tt.secret, tt.body, tt.header); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -50,8 +50,8 @@ func TestParseCommand(t *testing.T) {
 		"~~~\n/template-verify\n~~~\nno command": false,
 	}
 	for body, want := range tests {
-		if got := ParseCommand(body); got != want {
-			t.Errorf("ParseCommand(%q) = %v, want %v", body, got, want)
+		if got := parseCommand(body); got != want {
+			t.Errorf("parseCommand(%q) = %v, want %v", body, got, want)
 		}
 	}
 }
@@ -83,7 +83,7 @@ func TestDecodeSharedFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := DecodeEvent(filepath.Dir(file), b)
+		j, err := decodeEvent(filepath.Dir(file), b)
 		got := "ok"
 		switch {
 		case errors.Is(err, ErrIgnored):
@@ -107,29 +107,29 @@ func TestDecodeEdits(t *testing.T) {
 	h.git = nil
 	p := fixture(t, "pull_request/synchronize.payload.json")
 	obj(p, "pull_request", "head", "repo")["full_name"] = "someone/Hello-World"
-	j, err := DecodeEvent("pull_request", mustJSON(p))
+	j, err := decodeEvent("pull_request", mustJSON(p))
 	if err != nil || !j.Fork || j.PR != 2 || j.Author != "Codertocat" || j.BaseRef != "master" {
 		t.Fatalf("fork pull: %+v %v", j, err)
 	}
 	cs := fixture(t, "check_suite/requested.payload.json")
 	obj(cs, "check_suite")["pull_requests"] = []any{}
-	j, err = DecodeEvent("check_suite", mustJSON(cs))
+	j, err = decodeEvent("check_suite", mustJSON(cs))
 	if err != nil || j.PR != 0 || !j.needsPull() {
 		t.Fatalf("check_suite without pull requests: %+v %v", j, err)
 	}
 	ra := fixture(t, "check_run/requested_action.payload.json")
 	obj(ra, "requested_action")["identifier"] = RerunAction
-	if j, err = DecodeEvent("check_run", mustJSON(ra)); err != nil || !j.Request {
+	if j, err = decodeEvent("check_run", mustJSON(ra)); err != nil || !j.Request {
 		t.Fatalf("rerun button: %+v %v", j, err)
 	}
 	ic := fixture(t, "issue_comment/created.with-installation.payload.json")
 	obj(ic, "issue")["pull_request"] = map[string]any{"url": "x"}
 	obj(ic, "comment")["body"] = "/template-verify"
-	if j, err = DecodeEvent("issue_comment", mustJSON(ic)); err != nil || !j.Request || j.PR == 0 || j.Sender == "" {
+	if j, err = decodeEvent("issue_comment", mustJSON(ic)); err != nil || !j.Request || j.PR == 0 || j.Sender == "" {
 		t.Fatalf("command comment: %+v %v", j, err)
 	}
 	for _, bad := range []string{`{}`, `[]`, `{"repository":{"full_name":"a/b/c"},"installation":{"id":1}}`, `{"action":"opened","repository":{"full_name":"a/b"}}`, `null`} {
-		if _, err := DecodeEvent("pull_request", []byte(bad)); err == nil || errors.Is(err, ErrIgnored) {
+		if _, err := decodeEvent("pull_request", []byte(bad)); err == nil || errors.Is(err, ErrIgnored) {
 			t.Errorf("%s: error %v, want a decode error", bad, err)
 		}
 	}

@@ -65,14 +65,14 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the body is over 25 MB", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if !ValidSignature(s.cfg.WebhookSecret, body, r.Header.Get(SignatureHeader)) {
+	if !validSignature(s.cfg.WebhookSecret, body, r.Header.Get(SignatureHeader)) {
 		result = "bad_signature"
 		s.log.Warn("webhook signature does not match", "delivery", clip(delivery), "event", clip(event))
 		http.Error(w, "the signature does not match", http.StatusBadRequest)
 		return
 	}
 	label = EventLabel(event)
-	if !ValidDeliveryID(delivery) {
+	if !validDeliveryID(delivery) {
 		result = "bad_delivery"
 		s.log.Warn("the delivery id is not GitHub's", "delivery", clip(delivery), "event", clip(event))
 		http.Error(w, "X-GitHub-Delivery must be a GitHub delivery id: a UUID such as 72d3162e-cc78-11e3-81ab-4c9367dc0958", http.StatusBadRequest)
@@ -91,7 +91,7 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "X-GitHub-Event is required", http.StatusBadRequest)
 		return
 	}
-	job, derr := DecodeEvent(event, body)
+	job, derr := decodeEvent(event, body)
 	if derr != nil && !errors.Is(derr, ErrIgnored) {
 		result = "bad_payload"
 		log.Warn("bad webhook payload", "error", clip(derr.Error()))
@@ -140,9 +140,9 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "queued\n")
 }
 
-// ValidDeliveryID reports whether id has the form of GitHub's delivery
+// validDeliveryID reports whether id has the form of GitHub's delivery
 // ids: a UUID, 8-4-4-4-12 hexadecimal digits.
-func ValidDeliveryID(id string) bool {
+func validDeliveryID(id string) bool {
 	if len(id) != 36 {
 		return false
 	}

@@ -26,7 +26,7 @@ type RunInfo struct {
 // Runs are the check runs of one verification, from Start to Complete or
 // Abort.
 type Runs struct {
-	p     *Publisher
+	p     *publisher
 	order []string
 	ids   map[string]int64
 	urls  map[string]string
@@ -39,7 +39,7 @@ type Runs struct {
 // as in_progress. When a create fails, Start completes the runs it made
 // (failure, with the error: a run that was not verified never reads as
 // passed) and returns the error.
-func (p *Publisher) Start(ctx context.Context, names []string) (*Runs, error) {
+func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 	r := &Runs{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
 	for _, n := range append(slices.Clone(names), GateCheck) {
 		if _, dup := r.ids[n]; dup || n == "" {
@@ -239,7 +239,7 @@ func chunks(as []Annotation, n int) [][]Annotation {
 	return append(out, as)
 }
 
-func (p *Publisher) detailsURL() *string {
+func (p *publisher) detailsURL() *string {
 	if p.details == "" {
 		return nil
 	}

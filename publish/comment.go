@@ -73,7 +73,7 @@ func (k *keyedMutex) lock(key string) func() {
 // login, or creates it when there is none. When earlier runs left more
 // than one such comment, it edits the oldest and deletes the others.
 // Within this process, one Comment per pull request runs at a time.
-func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, error) {
+func (p *publisher) Comment(ctx context.Context, body string) (CommentResult, error) {
 	c, _, err := p.comment(ctx, body, true)
 	return c, err
 }
@@ -81,7 +81,7 @@ func (p *Publisher) Comment(ctx context.Context, body string) (CommentResult, er
 // comment edits the oldest of our comments and deletes the other copies;
 // with none, it creates the comment when create is true. ok is false when
 // it published nothing.
-func (p *Publisher) comment(ctx context.Context, body string, create bool) (CommentResult, bool, error) {
+func (p *publisher) comment(ctx context.Context, body string, create bool) (CommentResult, bool, error) {
 	if p.pr <= 0 {
 		return CommentResult{}, false, errors.New("publish the comment: no pull request number")
 	}
@@ -116,21 +116,10 @@ func (p *Publisher) comment(ctx context.Context, body string, create bool) (Comm
 	return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, true, nil
 }
 
-// FindComment reads every page of the pull request's comments and returns
-// the oldest that starts with the marker and is by the comment author, or
-// nil.
-func (p *Publisher) FindComment(ctx context.Context) (*github.IssueComment, error) {
-	ours, err := p.findComments(ctx)
-	if err != nil || len(ours) == 0 {
-		return nil, err
-	}
-	return ours[0], nil
-}
-
 // findComments reads every page of the pull request's comments and
 // returns those that start with the marker and are by the comment author,
 // oldest first (the order GitHub lists them in).
-func (p *Publisher) findComments(ctx context.Context) ([]*github.IssueComment, error) {
+func (p *publisher) findComments(ctx context.Context) ([]*github.IssueComment, error) {
 	author, err := p.commentAuthor(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +144,7 @@ func (p *Publisher) findComments(ctx context.Context) ([]*github.IssueComment, e
 }
 
 // commentAuthor is the configured author, else the token's user.
-func (p *Publisher) commentAuthor(ctx context.Context) (string, error) {
+func (p *publisher) commentAuthor(ctx context.Context) (string, error) {
 	if p.author != "" {
 		return p.author, nil
 	}

@@ -16,13 +16,13 @@ import (
 func TestCommentConcurrentWritersMakeOne(t *testing.T) {
 	e := setup(t, false)
 	const writers = 8
-	pubs := make([]*Publisher, writers)
+	pubs := make([]*publisher, writers)
 	for i := range pubs {
 		c, err := githubapi.NewClient(e.srv.URL, "tok", &githubapi.Transport{Clock: e.clock, WriteInterval: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pubs[i], err = New(Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
+		if pubs[i], err = newPublisher(Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
 			CommentAuthor: fakegithub.DefaultLogin, Clock: e.clock}); err != nil {
 			t.Fatal(err)
 		}

@@ -30,8 +30,8 @@ const (
 // a pull request that changes no template.
 const DefaultCommentMode = CommentChanges
 
-// CommentModes are the valid modes, in the order the docs list them.
-var CommentModes = []CommentMode{CommentAlways, CommentChanges, CommentFailures, CommentOff}
+// commentModes are the valid modes, in the order the docs list them.
+var commentModes = []CommentMode{CommentAlways, CommentChanges, CommentFailures, CommentOff}
 
 // ParseCommentMode reads a mode; empty is DefaultCommentMode.
 func ParseCommentMode(s string) (CommentMode, error) {
@@ -39,7 +39,7 @@ func ParseCommentMode(s string) (CommentMode, error) {
 	if s == "" {
 		return DefaultCommentMode, nil
 	}
-	for _, m := range CommentModes {
+	for _, m := range commentModes {
 		if string(m) == s {
 			return m, nil
 		}
@@ -61,11 +61,11 @@ func (m CommentMode) creates(rep *report.Report) bool {
 	return false
 }
 
-// CommentFor publishes body as the comment of rep under mode: it creates
+// commentFor publishes body as the comment of rep under mode: it creates
 // or edits the comment when the mode wants one for rep, edits it (and
 // creates none) when the mode does not but the comment exists, and does
 // nothing for CommentOff. ok is false when no comment was published.
-func (p *Publisher) CommentFor(ctx context.Context, mode CommentMode, rep *report.Report, body string) (c CommentResult, ok bool, err error) {
+func (p *publisher) commentFor(ctx context.Context, mode CommentMode, rep *report.Report, body string) (c CommentResult, ok bool, err error) {
 	switch {
 	case mode == CommentOff:
 		return CommentResult{}, false, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
-// CommentFor creates the comment only when the mode wants one for the
+// commentFor creates the comment only when the mode wants one for the
 // report, edits the one that exists in every mode but off, and never
 // touches another author's comment.
 func TestCommentFor(t *testing.T) {
@@ -49,7 +49,7 @@ func TestCommentFor(t *testing.T) {
 			if tc.exists {
 				old = e.srv.AddComment(full, prNum, fakegithub.DefaultLogin, report.Marker+"\nold")
 			}
-			res, ok, err := e.pub.CommentFor(context.Background(), tc.mode, tc.rep, "new")
+			res, ok, err := e.pub.commentFor(context.Background(), tc.mode, tc.rep, "new")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ func newClock() *fakeclock.Clock {
 type env struct {
 	srv   *fakegithub.Server
 	clock *fakeclock.Clock
-	pub   *Publisher
+	pub   *publisher
 	tr    *githubapi.Transport
 	// target is the publisher's target, for sessions.
 	target Target
@@ -61,7 +61,7 @@ func setup(t *testing.T, pace bool) *env {
 	}
 	target := Target{Client: c, Owner: owner, Repo: repo, HeadSHA: headSHA, PR: prNum,
 		CommentAuthor: fakegithub.DefaultLogin, Clock: clk, DetailsURL: "https://ci.invalid/run/1"}
-	p, err := New(target)
+	p, err := newPublisher(target)
 	if err != nil {
 		t.Fatal(err)
 	}

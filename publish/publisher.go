@@ -9,9 +9,9 @@ import (
 	"github.com/formula-code/template-verify/internal/githubapi"
 )
 
-// Publisher publishes reports on one pull request: its check runs go on the
+// publisher publishes reports on one pull request: its check runs go on the
 // head commit, its comment on the pull request.
-type Publisher struct {
+type publisher struct {
 	client  *github.Client
 	owner   string
 	repo    string
@@ -45,8 +45,8 @@ type Target struct {
 	Log            *slog.Logger
 }
 
-// New checks the target and returns its publisher.
-func New(t Target) (*Publisher, error) {
+// newPublisher checks the target and returns its publisher.
+func newPublisher(t Target) (*publisher, error) {
 	var missing []string
 	if t.Client == nil {
 		missing = append(missing, "client")
@@ -63,7 +63,7 @@ func New(t Target) (*Publisher, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("publish: missing %v", missing)
 	}
-	p := &Publisher{
+	p := &publisher{
 		client: t.Client, owner: t.Owner, repo: t.Repo, headSHA: t.HeadSHA, pr: t.PR,
 		author: t.CommentAuthor, details: t.DetailsURL, maxAnn: t.MaxAnnotations,
 		clock: t.Clock, log: t.Log,

@@ -42,9 +42,9 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// FinishTimeout is how long a Session may still publish once its context
+// finishTimeout is how long a Session may still publish once its context
 // is done, so that no check run stays in progress.
-const FinishTimeout = 30 * time.Second
+const finishTimeout = 30 * time.Second
 
 // Session is one verification published on one commit: start the check
 // runs, verify, complete the runs and the gate, publish the comment. The
@@ -54,7 +54,7 @@ const FinishTimeout = 30 * time.Second
 // It is fail-closed: an error or a panic in Verify concludes every run
 // and the gate as failure with the reason (GitHub counts neutral and
 // skipped as passed), and Finish and Abort publish on a context that
-// outlives the caller's cancellation by FinishTimeout.
+// outlives the caller's cancellation by finishTimeout.
 type Session struct {
 	// Target is where to publish. Its Client may be nil in ModeReadOnly.
 	Target Target
@@ -85,7 +85,7 @@ type Session struct {
 	Mark      func(*report.Report) *report.Report
 	Banner    string
 
-	pub     *Publisher
+	pub     *publisher
 	runs    *Runs
 	gate    *Gate
 	started bool
@@ -134,7 +134,7 @@ func (s *Session) Start(ctx context.Context) error {
 		return nil
 	}
 	s.started = true
-	if err := s.publisher(); err != nil {
+	if err := s.open(); err != nil {
 		s.Mode = ModeReadOnly
 		return err
 	}
@@ -228,7 +228,7 @@ func (s *Session) Finish(ctx context.Context, rep *report.Report, verr error) Ou
 
 // startFor makes the runs of a report read in ModeWorkflowRun.
 func (s *Session) startFor(ctx context.Context, rep *report.Report) error {
-	if err := s.publisher(); err != nil {
+	if err := s.open(); err != nil {
 		return err
 	}
 	var names []string
@@ -256,7 +256,7 @@ func (s *Session) Abort(ctx context.Context, conclusion, title, summary string) 
 		return nil
 	}
 	if s.runs == nil {
-		if err := s.publisher(); err != nil {
+		if err := s.open(); err != nil {
 			return err
 		}
 		var names []string
@@ -289,7 +289,7 @@ func (s *Session) comment(ctx context.Context, rep *report.Report) (CommentResul
 	if err != nil {
 		return CommentResult{}, false, fmt.Errorf("render the comment: %w", err)
 	}
-	c, ok, err := s.pub.CommentFor(ctx, s.CommentMode, rep, body)
+	c, ok, err := s.pub.commentFor(ctx, s.CommentMode, rep, body)
 	if err == nil && !ok {
 		s.pub.log.Info("no comment", "comment-mode", s.CommentMode, "templates", len(rep.Templates), "overall", rep.Overall)
 	}
@@ -321,7 +321,7 @@ func (s *Session) gateOf(ctx context.Context) Gate {
 	return *s.gate
 }
 
-func (s *Session) publisher() error {
+func (s *Session) open() error {
 	if s.pub != nil {
 		return nil
 	}
@@ -329,7 +329,7 @@ func (s *Session) publisher() error {
 	if t.Log == nil {
 		t.Log = slog.New(slog.DiscardHandler)
 	}
-	p, err := New(t)
+	p, err := newPublisher(t)
 	if err != nil {
 		return err
 	}
@@ -338,10 +338,10 @@ func (s *Session) publisher() error {
 }
 
 // finishContext is ctx while it is live; once it is done, a new context
-// that ends after FinishTimeout.
+// that ends after finishTimeout.
 func finishContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx.Err() == nil {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), FinishTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 }
