@@ -22,20 +22,14 @@ const (
 	headArchiveBad = "bad-archive-test-sh"
 )
 
-// buildArchiveHeads builds the example in a new folder plus the archive
-// heads, each on its ".base" head or on main.
-func buildArchiveHeads(t *testing.T) *Built {
-	t.Helper()
-	return buildHeads(t, headArchive, headArchiveEdit, headArchiveBad)
-}
-
 // TestArchiveExample verifies the archive heads with the default checks:
 // no template changes, so only the archive check runs (before, the
 // verification stopped at "no template changed" and compared nothing).
 // The seed 003 edit passes with one distinct diff; the broken head fails
 // on bash -n and on the mode change; the new archive passes bash -n.
 func TestArchiveExample(t *testing.T) {
-	b := buildArchiveHeads(t)
+	t.Parallel()
+	b := heads(t)
 	tests := []struct {
 		head  string
 		want  checks.Conclusion
@@ -52,6 +46,7 @@ func TestArchiveExample(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.head, func(t *testing.T) {
+			t.Parallel()
 			rep, err := verify.Run(context.Background(), verify.Options{RepoDir: b.Dir, Base: BaseBranchOf(tc.head), Head: tc.head})
 			if err != nil {
 				t.Fatal(err)

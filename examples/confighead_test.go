@@ -15,8 +15,9 @@ import (
 // repository never had), and a PR that removes it is verified without an
 // error.
 func TestConfigHeads(t *testing.T) {
+	t.Parallel()
 	needPython(t, "jinja2", "pytest")
-	b := buildHeads(t, headWithoutConfig, headConfigAdded)
+	b := heads(t)
 	if got := BaseBranchOf(headConfigAdded); got != headWithoutConfig {
 		t.Fatalf("%s targets %s, want %s", headConfigAdded, got, headWithoutConfig)
 	}
@@ -37,6 +38,7 @@ func TestConfigHeads(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rep := verifyOnly(t, b, tc.base, tc.head, "render", "pytest")
 			if rep.ConfigSource != tc.source {
 				t.Errorf("config source %q, want %q", rep.ConfigSource, tc.source)

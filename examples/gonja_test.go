@@ -17,10 +17,12 @@ import (
 // render error must happen in both engines, and gonja's error must name the
 // file and line of the undefined variable of the bad head.
 func TestGonjaMatchesJinja2(t *testing.T) {
+	t.Parallel()
 	needPython(t, "jinja2")
 	b := example(t)
 	for _, r := range revs(b) {
 		t.Run(r[0], func(t *testing.T) {
+			t.Parallel()
 			dir := export(t, b, r[1])
 			cfg := configAt(t, dir)
 			py := renderAll(t, dir, cfg)

@@ -2,10 +2,12 @@ package examples
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
@@ -32,16 +34,48 @@ const (
 // copyLine is the copy: entry of the example config's harbor group.
 const copyLine = `    copy: ["tests/parser.py", "tests/fc_*.py"]` + "\n"
 
-// buildHeads builds the example in a new folder plus the named heads, in
-// order. A head starts from the head its .base file names (built before
-// it), else from the base commit; its .from and .patch files apply as in
-// Build.
-func buildHeads(t *testing.T, names ...string) *Built {
+// extraHeads are the heads the tests build on the shared example of
+// heads(t), in build order (a head after the head its .base names).
+var extraHeads = []string{
+	headWithoutConfig, headConfigAdded, headCopiedHelper,
+	headSyncCopy, headSyncBad, headSyncReordered, headNamesBad, headNamesDefault,
+	headTaintFlags, headTaintNewFlag,
+	headArchive, headArchiveEdit, headArchiveBad,
+}
+
+var (
+	withHeads     *Built
+	withHeadsErr  error
+	withHeadsOnce sync.Once
+)
+
+// heads returns one example with every head of extraHeads, built once and
+// shared by the tests. A test that adds a branch to it (commitOn,
+// branchWithout) does so without t.Parallel, under a branch name no other
+// test uses: the parallel tests, which only read, run after it.
+func heads(t *testing.T) *Built {
 	t.Helper()
-	ctx := context.Background()
-	b, err := Build(ctx, t.TempDir())
+	withHeadsOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "datasmith-mini-heads-")
+		if err != nil {
+			withHeadsErr = err
+			return
+		}
+		withHeads, withHeadsErr = buildHeads(context.Background(), dir, extraHeads...)
+	})
+	if withHeadsErr != nil {
+		t.Fatalf("build the heads: %v", withHeadsErr)
+	}
+	return withHeads
+}
+
+// buildHeads builds the example in dir plus the named heads, in order. A
+// head starts from the head its .base file names (built before it), else
+// from the base commit; its .from and .patch files apply as in Build.
+func buildHeads(ctx context.Context, dir string, names ...string) (*Built, error) {
+	b, err := Build(ctx, dir)
 	if err != nil {
-		t.Fatalf("Build: %v", err)
+		return nil, fmt.Errorf("build: %w", err)
 	}
 	repo := gitx.Repo{Dir: b.Dir}
 	for _, name := range names {
@@ -49,27 +83,27 @@ func buildHeads(t *testing.T, names ...string) *Built {
 		if from := BaseBranchOf(name); from != BaseBranch {
 			sha, ok := b.Heads[from]
 			if !ok {
-				t.Fatalf("head %s: its .base names %s, which is not built before it", name, from)
+				return nil, fmt.Errorf("head %s: its .base names %s, which is not built before it", name, from)
 			}
 			start = sha
 			b.Bases[name] = sha
 		}
 		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if err := applyHead(ctx, repo, name, 0); err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("head %s: %w", name, err)
 		}
 		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
 		if err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("head %s: %w", name, err)
 		}
 		b.Heads[name] = sha
 	}
 	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return b
+	return b, nil
 }
 
 // branchWithout commits, on a new branch from rev, the tree of rev with
@@ -140,7 +174,7 @@ func failureTitles(r checks.Result) []string {
 // render failure, so the entry is what keeps valid Python from failing.
 func TestCopiedHelperHead(t *testing.T) {
 	needPython(t, "jinja2", "pytest")
-	b := buildHeads(t, headCopiedHelper)
+	b := heads(t)
 	noCopyBase := branchWithout(t, b, "main-no-copy", b.Base, copyLine, "")
 	noCopyHead := branchWithout(t, b, "copied-helper-no-copy", headCopiedHelper, copyLine, "")
 	tests := []struct {
@@ -155,6 +189,7 @@ func TestCopiedHelperHead(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rep := verifyOnly(t, b, tc.base, tc.head, "render", "pytest")
 			render, py := result(t, rep, "render"), result(t, rep, "pytest")
 			fails := failureTitles(render)

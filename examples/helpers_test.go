@@ -43,11 +43,13 @@ func example(t *testing.T) *Built {
 	return shared
 }
 
-// TestMain removes the shared example after the tests.
+// TestMain removes the shared examples after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared != nil {
-		_ = os.RemoveAll(shared.Dir)
+	for _, b := range []*Built{shared, withHeads} {
+		if b != nil {
+			_ = os.RemoveAll(b.Dir)
+		}
 	}
 	os.Exit(code)
 }

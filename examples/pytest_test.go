@@ -16,6 +16,7 @@ func TestExamplePytestSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the example suite takes about 5 s per tree")
 	}
+	t.Parallel()
 	needPython(t, "pytest", "jinja2")
 	b := example(t)
 	for _, r := range [][2]string{{"base", b.Base}, {HeadGood, b.Heads[HeadGood]}} {

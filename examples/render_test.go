@@ -132,11 +132,13 @@ var expectedFailures = map[string]failure{
 }
 
 func TestTemplatesRenderWithJinja2(t *testing.T) {
+	t.Parallel()
 	needPython(t, "jinja2")
 	b := example(t)
 	shellcheck, _ := exec.LookPath("shellcheck")
 	for _, r := range revs(b) {
 		t.Run(r[0], func(t *testing.T) {
+			t.Parallel()
 			dir := export(t, b, r[1])
 			results := renderAll(t, dir, configAt(t, dir))
 			// Per-template variables: only test.sh has the matrix (4 sets);

@@ -224,6 +224,7 @@ func readFiles(t *testing.T, dir string) map[string]string {
 // restore head on the fixture. The good head passes both scenarios; each
 // bad head fails exactly the scenario that shows its bug.
 func TestRestoreStep(t *testing.T) {
+	t.Parallel()
 	needPython(t, "jinja2")
 	b := example(t)
 	tests := []struct {

@@ -34,13 +34,6 @@ const (
 	headNamesDefault = "prompt-name-default"
 )
 
-// buildSyncHeads builds the example in a new folder plus the sync and
-// names heads, each on its ".base" head or on main.
-func buildSyncHeads(t *testing.T) *Built {
-	t.Helper()
-	return buildHeads(t, headSyncCopy, headSyncBad, headSyncReordered, headNamesBad, headNamesDefault)
-}
-
 // runChecks verifies one head against its PR base with the given checks.
 func runChecks(t *testing.T, b *Built, head string, list ...checks.Check) map[string]checks.Result {
 	t.Helper()
@@ -74,8 +67,9 @@ func findingLines(r checks.Result) string {
 // missing; the prompt's undefined name fails in names while render passes,
 // and the same name with a default passes.
 func TestSyncAndNamesExample(t *testing.T) {
+	t.Parallel()
 	needPython(t, "jinja2")
-	b := buildSyncHeads(t)
+	b := heads(t)
 	tests := []struct {
 		head  string
 		check string
@@ -97,6 +91,7 @@ func TestSyncAndNamesExample(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.head+"/"+tc.check, func(t *testing.T) {
+			t.Parallel()
 			var c checks.Check
 			switch tc.check {
 			case synccheck.Name:
