@@ -9,10 +9,22 @@ import (
 	"slices"
 
 	"github.com/formula-code/template-verify/examples"
+	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
 )
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	rep, format, code := demoReport(ctx, args, stderr)
+	if rep == nil {
+		return code
+	}
+	return output(rep, format, stdout, stderr)
+}
+
+// demoReport builds the example and verifies the head the flags in args
+// choose. It returns the report and the output format, or a nil report
+// and the exit code of a usage or verification error.
+func demoReport(ctx context.Context, args []string, stderr io.Writer) (*report.Report, string, int) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	bad := fs.Bool("bad", false, "verify the wrong pull request of the example")
@@ -20,19 +32,19 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keep := fs.String("keep", "", "build the example repository in this folder and keep it")
 	out := addOutputFlags(fs)
 	if !out.parse(fs, args, stderr) {
-		return exitUsage
+		return nil, "", exitUsage
 	}
 	name, cmdline := examples.HeadGood, "template-verify demo"
 	switch {
 	case *bad && *head != "":
 		fmt.Fprintln(stderr, "template-verify demo: give --bad or --head, not both")
-		return exitUsage
+		return nil, "", exitUsage
 	case *bad:
 		name, cmdline = examples.HeadBad, "template-verify demo --bad"
 	case *head != "":
 		if !slices.Contains(examples.HeadNames(), *head) {
 			fmt.Fprintf(stderr, "template-verify demo: unknown head %q (want one of %v)\n", *head, examples.HeadNames())
-			return exitUsage
+			return nil, "", exitUsage
 		}
 		name, cmdline = *head, "template-verify demo --head "+*head
 	}
@@ -41,7 +53,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		tmp, err := os.MkdirTemp("", "template-verify-demo-")
 		if err != nil {
 			fmt.Fprintf(stderr, "template-verify demo: %v\n", err)
-			return exitFail
+			return nil, "", exitFail
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
@@ -49,7 +61,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	built, err := examples.Build(ctx, dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "template-verify demo: build the example repository: %v\n", err)
-		return exitFail
+		return nil, "", exitFail
 	}
 	rep, err := verify.Run(ctx, verify.Options{
 		RepoDir:  built.Dir,
@@ -62,10 +74,10 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Log:      out.log(stderr),
 	})
 	if err != nil {
-		return verifyError(err, stderr)
+		return nil, "", verifyError(err, stderr)
 	}
 	if *keep != "" {
 		fmt.Fprintf(stderr, "The example repository is in %s (base: %s, head: %s).\n", built.Dir, examples.BaseBranchOf(name), name)
 	}
-	return output(rep, *out.format, stdout, stderr)
+	return rep, *out.format, exitPass
 }

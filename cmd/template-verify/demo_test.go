@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"
+	"github.com/formula-code/template-verify/report"
 )
 
 // volatile matches what changes from run to run: durations, temporary
@@ -32,26 +36,72 @@ func normalize(s string) string {
 	return s
 }
 
+// demoRun is one run of the demo on the good or the bad head, made once
+// and shared by the tests that read its report (each run verifies the
+// example with every check).
+type demoRun struct {
+	once   sync.Once
+	rep    *report.Report
+	code   int
+	stderr string
+}
+
+var demoRuns = map[bool]*demoRun{false: {}, true: {}}
+
+// demo returns the report of `template-verify demo` (with --bad when bad),
+// as the command makes it before it writes it in a format.
+func demo(t *testing.T, bad bool) *report.Report {
+	t.Helper()
+	r := demoRuns[bad]
+	r.once.Do(func() {
+		args := []string{"--progress", "never"}
+		if bad {
+			args = append(args, "--bad")
+		}
+		var errb bytes.Buffer
+		r.rep, _, r.code = demoReport(context.Background(), args, &errb)
+		r.stderr = errb.String()
+	})
+	if r.rep == nil {
+		t.Fatalf("demo (bad: %v): exit %d\n%s", bad, r.code, r.stderr)
+	}
+	return r.rep
+}
+
+// demoOutput writes the demo's report in format as the command does, and
+// returns the exit code and what it wrote.
+func demoOutput(t *testing.T, bad bool, format string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := output(demo(t, bad), format, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestDemoGolden: the comment of `template-verify demo` and of `demo --bad`
+// (their markdown, as the command writes it) is the golden file, states
+// the facts in want, and passes the house style.
 func TestDemoGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo runs every check on the example; skipped with -short")
 	}
+	t.Parallel()
 	cases := []struct {
 		name   string
-		args   []string
+		bad    bool
 		code   int
 		golden string
 		want   []string // facts the comment must state, whatever the golden says
 	}{
-		{"good", []string{"demo", "--progress", "never"}, exitPass, "demo-good.md", []string{"| render | ✅ passed |", "| restore | ✅ passed |", "| pytest | ✅ passed |"}},
-		{"bad", []string{"demo", "--bad", "--progress", "never"}, exitFail, "demo-bad.md", []string{
+		{"good", false, exitPass, "demo-good.md", []string{"| render | ✅ passed |", "| restore | ✅ passed |", "| pytest | ✅ passed |"}},
+		{"bad", true, exitFail, "demo-bad.md", []string{
 			"| render | ❌ failed |", "| pytest | ❌ failed |",
 			"tests/test.sh:", "skip_reason", "bash -n fails",
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := invoke(t, tc.args...)
+			t.Parallel()
+			code, out, errOut := demoOutput(t, tc.bad, "markdown")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s\nstdout:\n%s", code, tc.code, errOut, out)
 			}
