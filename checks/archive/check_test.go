@@ -59,6 +59,7 @@ func lfs(t *testing.T, r *gittest.Repo, path string, data []byte, store bool) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	broken := func(es []entry) []entry {
 		es[0].body += "if [ -n \"$x\" ]; then\n" // no fi
 		return es
@@ -187,6 +188,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := config.Default()
 			cfg.PreExisting = tt.pre
 			if tt.cfg != nil {
@@ -227,6 +229,7 @@ func TestCheck(t *testing.T) {
 // The head's config cannot hide an archive change: the base's paths still
 // count, and a kind is allowed only when the base allows it too.
 func TestHeadConfigCannotHideAChange(t *testing.T) {
+	t.Parallel()
 	head := config.Default()
 	head.Archive.Paths = []string{"nothing/*.tar"}
 	head.Archive.Allow = []string{"mode"}

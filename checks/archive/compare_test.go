@@ -17,6 +17,7 @@ import (
 var shaMask = []Mask{{Re: regexp.MustCompile(`\b[0-9a-f]{40}\b`), Replace: "<sha>"}}
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	base := dataset(12, 3, 10, false)
 	mod := func(f func(es []entry) []entry) []entry { return f(slices.Clone(base)) }
 	tests := []struct {
@@ -48,6 +49,7 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			d, err := Compare(bytes.NewReader(makeTar(t, base, tt.gz)), bytes.NewReader(makeTar(t, tt.head, tt.gz)), Options{Masks: shaMask, MaxDiff: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
@@ -80,6 +82,7 @@ func equalMaps(a, b map[string]int) bool {
 
 // Without the masks each task's sha makes its own diff.
 func TestCompareWithoutMasks(t *testing.T) {
+	t.Parallel()
 	d, err := Compare(bytes.NewReader(makeTar(t, dataset(7, 1, 1, false), false)), bytes.NewReader(makeTar(t, dataset(7, 1, 1, true), false)), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +96,7 @@ func TestCompareWithoutMasks(t *testing.T) {
 }
 
 func TestCompareZstdAndBrokenTar(t *testing.T) {
+	t.Parallel()
 	base := makeTar(t, dataset(3, 1, 1, false), false)
 	head := makeTar(t, dataset(3, 1, 1, true), false)
 	var z bytes.Buffer
@@ -114,6 +118,7 @@ func TestCompareZstdAndBrokenTar(t *testing.T) {
 // Members in reverse order wait for their partner; past MaxPending only
 // their sha256 is kept, and the result is the same.
 func TestCompareReversedPastThePendingBudget(t *testing.T) {
+	t.Parallel()
 	base := dataset(20, 2, 100, false)
 	rev := slices.Clone(base)
 	slices.Reverse(rev)
@@ -131,6 +136,7 @@ func TestCompareReversedPastThePendingBudget(t *testing.T) {
 
 // A decompression bomb stops when the check's context ends.
 func TestCompareStopsAtTheContext(t *testing.T) {
+	t.Parallel()
 	var bomb bytes.Buffer
 	zw := gzip.NewWriter(&bomb)
 	tw := tar.NewWriter(zw)
@@ -150,6 +156,7 @@ func TestCompareStopsAtTheContext(t *testing.T) {
 }
 
 func TestIsShell(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       bool
@@ -171,6 +178,7 @@ func TestIsShell(t *testing.T) {
 // A changed shell member larger than MaxDiff is not kept, and is counted
 // as not checked with bash -n (never silently passed).
 func TestCompareCountsShellMembersNotChecked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := makeShellDir(dir); err != nil {
 		t.Fatal(err)

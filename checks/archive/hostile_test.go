@@ -15,6 +15,7 @@ import (
 // @mention, HTML and a workflow command reaches the report only as inert
 // text, and a member that is a symlink is compared, never followed.
 func TestHostileMembersStayData(t *testing.T) {
+	t.Parallel()
 	hostile := "tasks/\x1b[31mred\x1b[0m/@admin <img src=x>/\n::add-mask::x/test.sh"
 	in := fixture(t, config.Default(), func(r *gittest.Repo, head bool) {
 		es := dataset(2, 1, 10, false)

@@ -32,6 +32,7 @@ func run(desc string, base, head *config.Config) checks.Result {
 // passing corpus) with the datasmith defaults: none fails, and every rule
 // the linter reports is one warning at its line.
 func TestSeedsPass(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/seeds/*.md")
 	if err != nil || len(files) != 5 {
 		t.Fatalf("seeds: %v, %d files, want 5", err, len(files))
@@ -60,6 +61,7 @@ func TestSeedsPass(t *testing.T) {
 // sentence-length warnings) and checks the new finding: a warning by
 // default, a failure with description.level: fail.
 func TestMutations(t *testing.T) {
+	t.Parallel()
 	orig := seed(t, "004_e73a9411de5f931a.md")
 	lineOf := func(md, s string) int {
 		for i, l := range strings.Split(md, "\n") {
@@ -97,6 +99,7 @@ func TestMutations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			md := tc.mutate(orig)
 			if md == orig {
 				t.Fatal("the mutation changed nothing")
@@ -129,6 +132,7 @@ func TestMutations(t *testing.T) {
 // TestMissing: no description (no --description, an empty body) is
 // skipped with a reason, never a pass.
 func TestMissing(t *testing.T) {
+	t.Parallel()
 	for _, desc := range []string{"", " \n\t\n"} {
 		res := run(desc, nil, nil)
 		if res.Conclusion != checks.Skipped || res.Summary == "" {
@@ -140,6 +144,7 @@ func TestMissing(t *testing.T) {
 // TestHeadCannotRelax: the level and the ignored rules of the base hold;
 // the head can only add failures.
 func TestHeadCannotRelax(t *testing.T) {
+	t.Parallel()
 	md := seed(t, "004_e73a9411de5f931a.md") // 3 sentence-length problems
 	strict, lax := config.Default(), config.Default()
 	strict.Description.Level = config.DescriptionFail
@@ -158,6 +163,7 @@ func TestHeadCannotRelax(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			res := run(md, tc.base, tc.head)
 			if res.Conclusion != tc.want || len(res.Findings) != tc.findings {
 				t.Errorf("conclusion %s with %d findings, want %s with %d", res.Conclusion, len(res.Findings), tc.want, tc.findings)
@@ -168,6 +174,7 @@ func TestHeadCannotRelax(t *testing.T) {
 
 // TestClean: a description with no problem passes and says so.
 func TestClean(t *testing.T) {
+	t.Parallel()
 	md := "## Purpose\n\nThe restore step now also restores test files.\n\n## Verification\n\n- pytest tests/docker: 448 passed.\n"
 	res := run(md, nil, nil)
 	if res.Conclusion != checks.Success || len(res.Findings) != 0 {

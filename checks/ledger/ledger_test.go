@@ -92,6 +92,7 @@ func addRun(t *testing.T, c *github.Client, name, sha, status, conclusion string
 }
 
 func TestLedgerOverGitHub(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	s := fakegithub.New(t)
 	c := client(t, s)
@@ -158,6 +159,7 @@ func TestLedgerOverGitHub(t *testing.T) {
 }
 
 func TestLedgerApplies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		base, head string
 		want       bool
@@ -178,6 +180,7 @@ func TestLedgerApplies(t *testing.T) {
 }
 
 func TestLedgerSkipsOtherBranches(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	cfg := config.Default()
 	in := checktest.Input(t, h.r.Repo, "main", "feature-1", cfg, nil)
@@ -194,6 +197,7 @@ func TestLedgerSkipsOtherBranches(t *testing.T) {
 // The head's config cannot take the release branch out of the ledger: the
 // base's release and into branches still count.
 func TestHeadConfigCannotLeaveTheLedger(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	s := fakegithub.New(t)
 	head := config.Default()
@@ -211,6 +215,7 @@ func TestHeadConfigCannotLeaveTheLedger(t *testing.T) {
 // A merge commit that adds a change of its own ("evil merge") fails the
 // ledger even when the head it merged is verified green.
 func TestLedgerEditedMerge(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{"README.md": "main\n"})
 	r.Commit("main")
@@ -243,6 +248,7 @@ func TestLedgerEditedMerge(t *testing.T) {
 // API's record of the pull request's head gives it; without an API it is
 // missing, never verified.
 func TestLedgerSquashMerge(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{"README.md": "main\n"})
 	r.Commit("main")

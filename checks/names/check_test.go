@@ -42,6 +42,7 @@ func findingsText(r checks.Result) string {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{"prompts/final.md.j2": prompt, "harbor/test.sh": "echo {{ task }}\n"}
 	withVar := strings.Replace(namesConfig, `issues: []}`, `issues: [], protected_paths: "benchmarks"}`, 1)
 	tests := []struct {
@@ -121,6 +122,7 @@ func TestNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.baseCfg == "" {
 				tt.baseCfg = namesConfig
 			}
@@ -156,6 +158,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestNamesWithoutPythonIsNotRun(t *testing.T) {
+	t.Parallel()
 	in := input(t, namesConfig, namesConfig, map[string]string{"prompts/final.md.j2": prompt},
 		map[string]string{"prompts/final.md.j2": prompt + "{{ protected_paths }}\n"})
 	c := New()

@@ -15,6 +15,7 @@ import (
 // the limit it hit, the good template of the same change still renders, and
 // the test process goes on.
 func TestRenderAttacks(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 3_000_000) + strings.Repeat("]", 3_000_000)
 	cases := []struct {
 		name, file, src string
@@ -27,6 +28,7 @@ func TestRenderAttacks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			// zz_good.txt renders after the attack (templates render in
 			// path order), in the worker that replaces the one it stopped.
 			in := input(t, map[string]string{"tpl/zz_good.txt": "good\n"}, map[string]string{"tpl/zz_good.txt": "good {{ name }}\n", c.file: c.src})
@@ -75,6 +77,7 @@ func TestRenderAttacks(t *testing.T) {
 // limits.render_output the check fails with a finding that names the
 // limit. A matrix of 2^40 sets was a fatal out-of-memory.
 func TestRenderCaps(t *testing.T) {
+	t.Parallel()
 	var bomb strings.Builder
 	for i := range 40 {
 		fmt.Fprintf(&bomb, "k%02d: [0, 1], ", i)
@@ -102,6 +105,7 @@ func TestRenderCaps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			in := inputConfig(t, c.cfg, map[string]string{"tpl/base.txt": "base\n"}, c.head, nil)
 			c2 := New()
 			c2.Python = noPython

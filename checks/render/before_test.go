@@ -12,6 +12,7 @@ import (
 // a warning "fails before this change"; pre_existing: fail keeps it a
 // failure, and a different error at head stays a failure.
 func TestFailsBeforeThisChange(t *testing.T) {
+	t.Parallel()
 	undefinedBase := "#!/bin/bash\necho {{ nope }}\n"
 	undefinedHead := "#!/bin/bash\necho changed\necho {{ nope }}\n"
 	bashBase := "#!/bin/bash\nif true; then\necho {{ name }}\n"
@@ -30,6 +31,7 @@ func TestFailsBeforeThisChange(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			in := inputConfig(t, c.cfg, map[string]string{"tpl/run.sh": c.base}, map[string]string{"tpl/run.sh": c.head}, nil)
 			res := runCheck(t, in, false)
 			if res.Conclusion != c.want {

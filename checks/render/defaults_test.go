@@ -15,6 +15,7 @@ import (
 // real shapes of issues, and the helpers the adapter copies are never
 // rendered.
 func TestDatasmithDefaults(t *testing.T) {
+	t.Parallel()
 	const harbor = "src/datasmith/harbor_adapter/template/"
 	const prompts = "src/datasmith/github/templates/"
 	cases := []struct {
@@ -39,6 +40,7 @@ func TestDatasmithDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := checktest.Repo(t, map[string]string{harbor + "tests/test.sh": "#!/bin/bash\n", harbor + "tests/setup.sh": "#!/bin/bash\n", harbor + "tests/parser.py": "x = 1\n",
 				prompts + "final.md.j2": "x\n", prompts + "issues.md.j2": "x\n"}, c.head)
 			in := checktest.Input(t, r.Repo, checktest.Base, checktest.Head, config.Default(), nil)

@@ -32,6 +32,7 @@ func problems(r checks.Result) string {
 // (production's) feed the diff, bash -n and the findings; a gonja/Jinja2
 // difference is an engine note, never a finding against the PR.
 func TestBytesOfRecordAreJinja2(t *testing.T) {
+	t.Parallel()
 	needJinja2(t)
 	cases := []struct {
 		name    string
@@ -55,6 +56,7 @@ func TestBytesOfRecordAreJinja2(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			in := input(t, map[string]string{"tpl/run.sh": "#!/bin/bash\necho base\n"}, map[string]string{"tpl/run.sh": c.head})
 			res := runCheck(t, in, true)
 			if res.Conclusion != c.want {
@@ -90,6 +92,7 @@ func TestBytesOfRecordAreJinja2(t *testing.T) {
 // TestGonjaWithoutPython: without Jinja2, gonja's bytes are used and the
 // notes say so.
 func TestGonjaWithoutPython(t *testing.T) {
+	t.Parallel()
 	in := input(t, map[string]string{"tpl/run.sh": "a\n"}, map[string]string{"tpl/run.sh": "run --rounds {{ nothing }}\n"})
 	res := runCheck(t, in, false)
 	if len(res.Changes) != 1 || !strings.Contains(res.Changes[0].Diff, "+run --rounds \n") {
@@ -104,6 +107,7 @@ func TestGonjaWithoutPython(t *testing.T) {
 // unchanged" when the head does not render, and counts lines per variable
 // set, never summed over sets.
 func TestChangesPerVariableSet(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, base, head string
 		headFails, same  int
@@ -115,6 +119,7 @@ func TestChangesPerVariableSet(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			res := runCheck(t, input(t, map[string]string{"tpl/run.txt": c.base}, map[string]string{"tpl/run.txt": c.head}), false)
 			if len(res.Changes) != 1 {
 				t.Fatalf("changes %+v", res.Changes)
@@ -131,6 +136,7 @@ func TestChangesPerVariableSet(t *testing.T) {
 // TestSameFindingInManySetsIsOne: a finding that every variable set has
 // the same way is one finding that lists the sets.
 func TestSameFindingInManySetsIsOne(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, head, title string
 	}{
@@ -139,6 +145,7 @@ func TestSameFindingInManySetsIsOne(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			res := runCheck(t, input(t, map[string]string{"tpl/run.sh": "#!/bin/bash\n"}, map[string]string{"tpl/run.sh": c.head}), false)
 			var got []checks.Finding
 			for _, f := range res.Findings {

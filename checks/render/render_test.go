@@ -49,6 +49,7 @@ func findingsText(r checks.Result) string {
 }
 
 func TestRenderFindings(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho {{ name }}\n"}
 	cases := []struct {
 		name        string
@@ -106,6 +107,7 @@ func TestRenderFindings(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			res := runCheck(t, input(t, base, tc.head), false)
 			got := findingsText(res)
 			if res.Conclusion != tc.want {
@@ -124,6 +126,7 @@ func TestRenderFindings(t *testing.T) {
 }
 
 func TestRenderErrorOnlyAtBaseIsANotice(t *testing.T) {
+	t.Parallel()
 	in := input(t,
 		map[string]string{"tpl/run.sh": "echo {{ typo }}\n"},
 		map[string]string{"tpl/run.sh": "echo {{ name }}\n"})
@@ -137,6 +140,7 @@ func TestRenderErrorOnlyAtBaseIsANotice(t *testing.T) {
 }
 
 func TestRenderChanges(t *testing.T) {
+	t.Parallel()
 	in := input(t,
 		map[string]string{"tpl/run.sh": "a\n{% if flag %}b{% endif %}\nc\n{% include 'x.inc' %}\n", "tpl/x.inc": "x\n", "tpl/same.sh": "s {% include 'x.inc' %}"},
 		map[string]string{"tpl/run.sh": "a\n{% if flag %}B{% endif %}\nc\nd\n{% include 'x.inc' %}\n", "tpl/x.inc": "x\n"})
@@ -162,6 +166,7 @@ func TestRenderChanges(t *testing.T) {
 }
 
 func TestRenderIncludedChange(t *testing.T) {
+	t.Parallel()
 	in := input(t,
 		map[string]string{"tpl/run.sh": "{% include 'x.inc' %}\n", "tpl/x.inc": "one\n"},
 		map[string]string{"tpl/x.inc": "two\n"})
@@ -172,6 +177,7 @@ func TestRenderIncludedChange(t *testing.T) {
 }
 
 func TestCrossCheckNotRunIsNeverPassed(t *testing.T) {
+	t.Parallel()
 	in := input(t, map[string]string{"tpl/run.sh": "a\n"}, map[string]string{"tpl/run.sh": "b\n"})
 	res := runCheck(t, in, false)
 	var fig string
@@ -189,6 +195,7 @@ func TestCrossCheckNotRunIsNeverPassed(t *testing.T) {
 }
 
 func TestEngineFigure(t *testing.T) {
+	t.Parallel()
 	needJinja2(t)
 	in := input(t, map[string]string{"tpl/run.txt": "a\n"}, map[string]string{"tpl/run.txt": "{{ name }}\n"})
 	res := runCheck(t, in, true)
@@ -205,6 +212,7 @@ func TestEngineFigure(t *testing.T) {
 }
 
 func TestTemplateLine(t *testing.T) {
+	t.Parallel()
 	src := "#!/bin/bash\n{% if a %}\necho {{ x }} y\n{% endif %}\nfi\necho {{ x }} y\n"
 	rendered := "#!/bin/bash\necho 1 y\nfi\necho 1 y\n"
 	cases := []struct{ line, want int }{

@@ -88,6 +88,7 @@ func findingsText(r checks.Result) string {
 }
 
 func TestSync(t *testing.T) {
+	t.Parallel()
 	equalBase := map[string]string{"tpl/test.sh": testSh(bench, asv), "grader/gates.py": gatesPy(bench, asv)}
 	strictCfg := "pre_existing: fail\n" + syncConfig
 	tests := []struct {
@@ -168,6 +169,7 @@ func TestSync(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.baseCfg == "" {
 				tt.baseCfg = syncConfig
 			}
@@ -214,6 +216,7 @@ func inputLink(t *testing.T, baseCfg, headCfg string, base, head map[string]stri
 }
 
 func TestDefaultSyncIsDatasmiths(t *testing.T) {
+	t.Parallel()
 	s := config.Default().Sync
 	if s == nil || len(s.Groups) != 1 || len(s.Groups[0].Copies) != 2 {
 		t.Fatalf("default sync = %+v", s)

@@ -29,6 +29,7 @@ func lines(items []Item) []int {
 }
 
 func TestBashArray(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src  string
 		want       []string
@@ -48,6 +49,7 @@ func TestBashArray(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := BashArray(tt.src, "a")
 			if tt.name == "datasmith" {
 				got, err = BashArray(tt.src, "_fc_restore_patterns")
@@ -95,8 +97,10 @@ var pythonCases = []struct {
 }
 
 func TestPythonList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range pythonCases {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := PythonList(tt.src, "P")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -128,6 +132,7 @@ func TestPythonList(t *testing.T) {
 // TestPythonListMatchesPython checks the Go reader against Python's ast on
 // every case that Python evaluates to a collection of strings.
 func TestPythonListMatchesPython(t *testing.T) {
+	t.Parallel()
 	py, err := exec.LookPath("/usr/bin/python3")
 	if err != nil {
 		t.Skip("no /usr/bin/python3: not run")
@@ -153,6 +158,7 @@ else:
 `
 	for _, tt := range pythonCases {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(py, "-I", "-c", script)
 			cmd.Stdin = strings.NewReader(tt.src)
 			out, err := cmd.Output()
@@ -183,6 +189,7 @@ else:
 }
 
 func TestJinjaDefault(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		want      []string
@@ -196,6 +203,7 @@ func TestJinjaDefault(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := JinjaDefault(tt.src, "pats")
 			if tt.absent {
 				if !errors.Is(err, errNotFound) {
@@ -214,6 +222,7 @@ func TestJinjaDefault(t *testing.T) {
 }
 
 func TestBetween(t *testing.T) {
+	t.Parallel()
 	src := "intro\n# BEGIN\n  a  \n\nb\n# END\n# BEGIN\nc\n# END\n"
 	got, err := Between(src, `^# BEGIN`, `^# END`)
 	if err != nil {
@@ -234,6 +243,7 @@ func TestBetween(t *testing.T) {
 // assignments: the fallback reads at most maxArrayStarts of them, each at
 // most maxArrayLines long, and gives the parse error.
 func TestBashArrayHostileScript(t *testing.T) {
+	t.Parallel()
 	src := strings.Repeat("a=( 'x'\n", 20000)
 	start := time.Now()
 	_, parses, err := bashArray(src, "a")
@@ -250,6 +260,7 @@ func TestBashArrayHostileScript(t *testing.T) {
 // each item is found by binary search (counting the newlines from the
 // start for each item took quadratic time).
 func TestPythonListLargeList(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("P = [\n")
 	for i := 0; i < 200000; i++ {

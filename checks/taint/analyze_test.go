@@ -28,6 +28,7 @@ done
 
 // TestAnalyze lists what a source of an agent-writable file taints.
 func TestAnalyze(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script string
@@ -80,6 +81,7 @@ echo "$A" "${B[@]}"
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := uses(t, tc.script)
 			for _, w := range tc.want {
 				if !slices.Contains(got, w) {
@@ -97,6 +99,7 @@ echo "$A" "${B[@]}"
 
 // TestAnalyzeSources names the source and its line.
 func TestAnalyzeSources(t *testing.T) {
+	t.Parallel()
 	a, err := Analyze("echo a\n"+profileLoop+"echo \"$X\"\n", config.DefaultAgentWritable)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +113,7 @@ func TestAnalyzeSources(t *testing.T) {
 // refused before the parser runs (2,000,000 levels of "$(" overflowed the
 // Go stack, a fatal error that killed the process).
 func TestAnalyzeDeepNesting(t *testing.T) {
+	t.Parallel()
 	n := 2_000_000
 	tests := []struct {
 		name, script string
@@ -122,6 +126,7 @@ func TestAnalyzeDeepNesting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Analyze(tc.script, nil)
 			if refused := err != nil && strings.Contains(err.Error(), "levels deep"); refused != tc.refused {
 				t.Errorf("refused %v (%v), want %v", refused, err, tc.refused)

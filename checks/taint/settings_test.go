@@ -10,6 +10,7 @@ import (
 // the head both count, so the head cannot unprotect a name or trust a path
 // the base does not.
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	head := config.Default()
 	head.Taint = &config.Taint{Protect: []string{"MY_FLAG"}, AgentWritable: []string{"/opt/agent/*"}}
 	tests := []struct {
@@ -23,6 +24,7 @@ func TestSettings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			st := settingsOf(tc.base, head)
 			for n, want := range tc.protected {
 				if got := st.protected(n); got != want {

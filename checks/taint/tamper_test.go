@@ -23,6 +23,7 @@ source /etc/profile.d/asv_build_vars.sh
 // file under set -e reaches its first step and is analysed (it gave
 // "not run ... chmod: cannot access" when only 00-tamper.sh existed).
 func TestTamperNamedProfileFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		script  string
@@ -57,6 +58,7 @@ echo "${FC_SKIP_PYTEST-}"
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			st := settingsOf(config.Default(), config.Default())
 			an, err := Analyze(tc.script, st.writable)
 			if err != nil {
@@ -82,6 +84,7 @@ echo "${FC_SKIP_PYTEST-}"
 // TestProfileFiles lists the profile files a head names, without globs or
 // paths that leave the folder.
 func TestProfileFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, head string
 		want       []string
@@ -94,6 +97,7 @@ func TestProfileFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := profileFiles(tc.head, "/etc/profile.d"); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("profileFiles = %q, want %q", got, tc.want)
 			}
@@ -106,6 +110,7 @@ func TestProfileFiles(t *testing.T) {
 // sandbox stops it, and PR code could do that on purpose) or only a run
 // with a hostile file.
 func TestTamperStops(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, after, want string
 	}{
@@ -114,6 +119,7 @@ func TestTamperStops(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			text := datasmithHead + tc.after + "# ── Restore\necho \"${FC_SKIP_PYTEST-}\"\n"
 			st := settingsOf(config.Default(), config.Default())
 			an, err := Analyze(text, st.writable)
