@@ -35,6 +35,7 @@ func finishes[T any](t *testing.T, f func() T) T {
 }
 
 func TestRunnerResultIsReadSafely(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	leak := `{"tests_ran": true, "regression": {"regressed": ["` + secret + `"], "n_regressed": 1}}`
 	if err := os.WriteFile(filepath.Join(out, "leak.json"), []byte(leak), 0o644); err != nil {
@@ -55,6 +56,7 @@ func TestRunnerResultIsReadSafely(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			spec := runnerSpec{Python: "/usr/bin/python3", Runner: runner, Result: c.result,
 				Command: strings.ReplaceAll(c.command, "OUT", out), Timeout: time.Minute}
 			type ran struct {

@@ -166,6 +166,7 @@ func TestNoTestsCollectedIsNotRun(t *testing.T) {
 }
 
 func TestMissingPythonIsNotRun(t *testing.T) {
+	t.Parallel()
 	dir := makeRepo(t, calcBase, map[string]string{"src/calc.py": "X = 1\n"})
 	cfg := suiteConfig([]string{"tests"}, nil)
 	cfg.Pytest.Python = "/nonexistent/bin/python3"
@@ -179,6 +180,7 @@ func TestMissingPythonIsNotRun(t *testing.T) {
 }
 
 func TestPythonWithoutPytestIsNotRun(t *testing.T) {
+	t.Parallel()
 	dir := makeRepo(t, calcBase, map[string]string{"src/calc.py": "X = 1\n"})
 	cfg := suiteConfig([]string{"tests"}, nil)
 	cfg.Pytest.Python = "/bin/false" // runs, but cannot import anything
@@ -221,6 +223,7 @@ def test_hang():
 }
 
 func TestNoTriggerIsSkipped(t *testing.T) {
+	t.Parallel()
 	dir := makeRepo(t, calcBase, map[string]string{"README.md": "docs\n"})
 	res := runCheck(t, dir, suiteConfig([]string{"tests"}, nil))
 	if res.Conclusion != checks.Skipped || res.Conclusion.Passed() {

@@ -14,6 +14,7 @@ import (
 // production copies verbatim (no template in the plan) still runs the
 // pytest suites whose triggers match it.
 func TestCopiedFileChangeRunsThePytestSuites(t *testing.T) {
+	t.Parallel()
 	if exec.Command("python3", "-c", "import pytest").Run() != nil && exec.Command("/usr/bin/python3", "-c", "import pytest").Run() != nil {
 		t.Skip("no python3 with pytest: not run")
 	}
@@ -39,6 +40,7 @@ pytest:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dir := checktest.Repo(t, map[string]string{".github/template-verify.yml": cfg, "tpl/tests/parser.py": "x = 1\n", "tpl/tests/test.sh": "echo\n",
 				"tests/test_ok.py": "def test_ok():\n    assert True\n", "README": "x\n"}, c.head).Dir()

@@ -13,6 +13,7 @@ import (
 // the runner template, as the render check's notes do; a runner copied
 // verbatim was not rendered and gets no such note.
 func TestAssembleNamesTheRunnerEngine(t *testing.T) {
+	t.Parallel()
 	const tmpl = "src/template/pytest_runner.py"
 	cases := []struct {
 		name   string
@@ -26,6 +27,7 @@ func TestAssembleNamesTheRunnerEngine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			scen := &runnerOutcome{Template: tmpl, Engine: tc.engine, Results: []scenarioResult{{Name: "all-pass"}}}
 			res := assemble(checks.Result{Check: "pytest"}, nil, scen)
 			has := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "rendered the runner template") })

@@ -15,6 +15,7 @@ import (
 // not Jinja), a rendered one is Python Jinja2's bytes with the config's
 // limits.
 func TestRunnerRendersAsProduction(t *testing.T) {
+	t.Parallel()
 	if _, _, ok := jinja.FindPython(context.Background()); !ok {
 		t.Skip("no python3 with jinja2 on this machine: not run")
 	}
@@ -34,6 +35,7 @@ func TestRunnerRendersAsProduction(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if c.templates == "" {
 				c.templates = `[{path: "**"}]`
 			}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestShellQuoteRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"plain", "tests/test_x.py::test_a[1-2]", "it's", "a b", "", "$HOME", "ü", `back\slash`, "x::y"} {
 		q := shellQuote(s)
 		out, err := exec.Command("bash", "-c", "printf %s "+q).Output()
@@ -21,6 +22,7 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 }
 
 func TestReproduce(t *testing.T) {
+	t.Parallel()
 	got := reproduce([]string{"PYTHONPATH=src", "X=a b"}, "python3", []string{"tests/test_a.py::test[1]"}, true)
 	want := `PYTHONPATH=src X='a b' python3 -m pytest -p no:cacheprovider --continue-on-collection-errors 'tests/test_a.py::test[1]'`
 	if got != want {
@@ -29,6 +31,7 @@ func TestReproduce(t *testing.T) {
 }
 
 func TestCheckPlaceholders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, err string
 	}{
@@ -46,6 +49,7 @@ func TestCheckPlaceholders(t *testing.T) {
 }
 
 func TestExpandCommand(t *testing.T) {
+	t.Parallel()
 	got := expandCommand("{python} {runner} --base {base} --out {result}", map[string]string{
 		"python": "/usr/bin/python3", "runner": "/w/my runner.py", "base": "abc", "result": "out.json",
 	})
@@ -55,6 +59,7 @@ func TestExpandCommand(t *testing.T) {
 }
 
 func TestCheckResultPath(t *testing.T) {
+	t.Parallel()
 	for p, ok := range map[string]bool{"test_results.json": true, "out/r.json": true, "/tmp/r.json": false, "../r.json": false, "": false} {
 		if err := checkResultPath(p); (err == nil) != ok {
 			t.Errorf("checkResultPath(%q) = %v", p, err)
@@ -63,6 +68,7 @@ func TestCheckResultPath(t *testing.T) {
 }
 
 func TestContextLines(t *testing.T) {
+	t.Parallel()
 	log := "FAILED tests/a.py::test_x - assert 1 == 2\nFAILED tests/a.py::test_xy - other\nFAILED tests/a.py::test_x[1] - param\n"
 	text := "def test_x():\n>       assert 1 == 2\nE       assert 1 == 2\nE       AssertionError\n\ntests/a.py:2: AssertionError"
 	got := contextLines("tests/a.py::test_x", "assert 1 == 2\n"+text, log)
@@ -78,6 +84,7 @@ func TestContextLines(t *testing.T) {
 }
 
 func TestTracebackLine(t *testing.T) {
+	t.Parallel()
 	text := "Traceback:\n/usr/lib/python3.11/importlib/__init__.py:126: in import_module\ntests/test_b.py:7: in <module>\n    import nope"
 	if got := tracebackLine(text, "tests/test_b.py"); got != 7 {
 		t.Errorf("tracebackLine = %d, want 7", got)
@@ -88,6 +95,7 @@ func TestTracebackLine(t *testing.T) {
 }
 
 func TestCut(t *testing.T) {
+	t.Parallel()
 	if got := cut("abcdef", 10); got != "abcdef" {
 		t.Errorf("cut short = %q", got)
 	}
@@ -98,6 +106,7 @@ func TestCut(t *testing.T) {
 }
 
 func TestWithin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		k, id string
 		want  bool
