@@ -14,6 +14,7 @@ import (
 // the base's configuration still selects it, and the scope finding names
 // the copy change.
 func TestHeadCopyCannotHideATemplate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, head string
 	}{
@@ -22,6 +23,7 @@ func TestHeadCopyCannotHideATemplate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWith(t, cfgA, c.head)
 			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: resolveChecks})
 			if err != nil {

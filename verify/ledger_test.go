@@ -12,6 +12,7 @@ import (
 // one over GitHub's check runs, for the pull request's branches; the other
 // checks stay as they are.
 func TestChecksWithGitHubLedger(t *testing.T) {
+	t.Parallel()
 	list := ChecksWithGitHubLedger(github.NewClient(nil), "formula-code", "datasmith", "main", "release/template-v1")()
 	def := DefaultChecks()
 	if len(list) != len(def) {

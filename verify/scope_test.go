@@ -33,6 +33,7 @@ func (resolveCheck) Run(_ context.Context, in *checks.Input) checks.Result {
 func resolveChecks() []checks.Check { return []checks.Check{resolveCheck{}} }
 
 func TestHeadConfigCannotHideATemplateChange(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, head string
 		moved      string // a word the scope finding must name; "" when the scope does not change
@@ -45,6 +46,7 @@ func TestHeadConfigCannotHideATemplateChange(t *testing.T) {
 		{"same config", cfgA, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWith(t, cfgA, tc.head)
 			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: resolveChecks})
 			if err != nil {
@@ -91,6 +93,7 @@ func (d deadlineCheck) Run(ctx context.Context, _ *checks.Input) checks.Result {
 }
 
 func TestHeadCannotLiftTheTimeLimit(t *testing.T) {
+	t.Parallel()
 	base := cfgA + "checks: {timeouts: {render: 30s}}\n"
 	for _, tc := range []struct{ name, head string }{
 		{"zero", cfgA + "checks: {timeouts: {render: 0s}}\n"},
@@ -98,6 +101,7 @@ func TestHeadCannotLiftTheTimeLimit(t *testing.T) {
 		{"above the base", cfgA + "checks: {timeouts: {render: 31s}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWith(t, base, tc.head)
 			var got time.Duration
 			_, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
@@ -113,6 +117,7 @@ func TestHeadCannotLiftTheTimeLimit(t *testing.T) {
 }
 
 func TestLimitOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		head, base, want time.Duration
 	}{
@@ -130,6 +135,7 @@ func TestLimitOf(t *testing.T) {
 }
 
 func TestFirstConfigFileIsVerifiedWithTheHeadsConfig(t *testing.T) {
+	t.Parallel()
 	const restoreTemplate = "src/datasmith/harbor_adapter/template/tests/test.sh"
 	for _, tc := range []struct {
 		name  string
@@ -145,6 +151,7 @@ func TestFirstConfigFileIsVerifiedWithTheHeadsConfig(t *testing.T) {
 		{"default layout", map[string]string{"tpl/a.sh": "a\n", restoreTemplate: "echo\n"}, cfgA + "checks: {disable: [restore]}\n", "restore", checks.NotRun},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.New(t)
 			r.Write(tc.base)
 			r.Commit("base")
@@ -163,6 +170,7 @@ func TestFirstConfigFileIsVerifiedWithTheHeadsConfig(t *testing.T) {
 }
 
 func TestMissingConfigFileIsAUsageError(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, cfgA, cfgA)
 	_, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", ConfigPath: "ci/missing.yml", Checks: stubChecks})
 	var ue *UsageError
@@ -172,6 +180,7 @@ func TestMissingConfigFileIsAUsageError(t *testing.T) {
 }
 
 func TestReproduceCommandKeepsOnlyAndConfig(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{"ci/tv.yml": cfgA, "tpl/a.sh": "a\n"})
 	r.Commit("base")
@@ -189,6 +198,7 @@ func TestReproduceCommandKeepsOnlyAndConfig(t *testing.T) {
 }
 
 func TestGatePolicyIsReadAtTheBase(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{"README": "1\n"})
 	none := r.Commit("no config")
@@ -207,6 +217,7 @@ func TestGatePolicyIsReadAtTheBase(t *testing.T) {
 		{"unknown commit", strings.Repeat("0", 40), nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pol := GatePolicy(context.Background(), r.Dir(), tc.rev, "")
 			if (pol.Err != nil) != tc.err || !slices.Equal(pol.Branches, tc.want) {
 				t.Fatalf("policy %+v, want branches %v, error %v", pol, tc.want, tc.err)
@@ -225,6 +236,7 @@ func (c configCheck) Run(_ context.Context, in *checks.Input) checks.Result {
 }
 
 func TestHeadCannotRelaxWhatDecidesTheGate(t *testing.T) {
+	t.Parallel()
 	base := cfgA + "pre_existing: fail\nlimits: {templates: 10, render_output: 1000}\n"
 	head := cfgA + "pre_existing: warn\nlimits: {templates: 2000, render_output: 500}\n"
 	r := repoWith(t, base, head)
@@ -240,12 +252,14 @@ func TestHeadCannotRelaxWhatDecidesTheGate(t *testing.T) {
 }
 
 func TestHeadCannotNarrowTheMatrix(t *testing.T) {
+	t.Parallel()
 	base := "version: 1\ngroups:\n  - {name: t, root: tpl, matrix: {x: [1, 2]}, templates: [{path: '**', matrix: {y: [a, b]}}]}\n"
 	for _, tc := range []struct{ name, head string }{
 		{"values dropped", "version: 1\ngroups:\n  - {name: t, root: tpl, matrix: {x: [1]}, templates: [{path: '**', matrix: {y: [a]}}]}\n"},
 		{"matrix turned into a variable", "version: 1\ngroups:\n  - {name: t, root: tpl, vars: {x: 1}, templates: [{path: '**', vars: {y: a}}]}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWith(t, base, tc.head)
 			var got *config.Config
 			rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",
@@ -269,6 +283,7 @@ func TestHeadCannotNarrowTheMatrix(t *testing.T) {
 }
 
 func TestHeadCannotDropAPytestSuite(t *testing.T) {
+	t.Parallel()
 	base := cfgA + "pytest: {suites: [{name: s, files: [tests/t.py], triggers: ['tpl/**']}]}\n"
 	for _, tc := range []struct {
 		name, head, dropped string
@@ -281,6 +296,7 @@ func TestHeadCannotDropAPytestSuite(t *testing.T) {
 		{"file deleted", cfgA + "pytest: {suites: [{name: s, files: [tests/u.py], triggers: ['tpl/**']}]}\n", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.New(t)
 			r.Write(map[string]string{".github/template-verify.yml": base, "tpl/a.sh": "a\n", "tests/t.py": "def test(): pass\n"})
 			r.Commit("base")
@@ -308,6 +324,7 @@ func TestHeadCannotDropAPytestSuite(t *testing.T) {
 }
 
 func TestHeadCannotPointRestoreElsewhere(t *testing.T) {
+	t.Parallel()
 	const restore = "restore: {template: '%s', section: {start: '^# start', end: '^# end'}, paths: {repo: /r, baseline_sha: /b, logs: /l}, report: /l/r.json, patterns: ['x']}\n"
 	r := gittest.New(t)
 	r.Write(map[string]string{".github/template-verify.yml": cfgA + fmt.Sprintf(restore, "t:a.sh"), "tpl/a.sh": "a\n"})
@@ -331,6 +348,7 @@ func TestHeadCannotPointRestoreElsewhere(t *testing.T) {
 }
 
 func TestHeadCannotRelaxTheRefusalExit(t *testing.T) {
+	t.Parallel()
 	const restore = "restore: {template: 't:a.sh', section: {start: '^# start', end: '^# end'}, paths: {repo: /r, baseline_sha: /b, logs: /l}, report: /l/r.json, patterns: ['x']%s}\n"
 	for _, tc := range []struct{ name, base, head, want string }{
 		{"head relaxes", ", refusal_exit: zero", ", refusal_exit: any", "zero"},
@@ -338,6 +356,7 @@ func TestHeadCannotRelaxTheRefusalExit(t *testing.T) {
 		{"head tightens", "", ", refusal_exit: zero", "zero"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWith(t, cfgA+fmt.Sprintf(restore, tc.base), cfgA+fmt.Sprintf(restore, tc.head))
 			var got *config.Config
 			if _, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr",

@@ -23,6 +23,7 @@ const strictCfg = "version: 1\ngroups:\n  - {name: t, root: tpl, jinja: {strict_
 // pass is a failure; the scope finding names the group, the template and
 // the keys. A head that changes only the template behaves as before.
 func TestHeadVarsCannotHideAnUndefinedVariable(t *testing.T) {
+	t.Parallel()
 	render := func() []checks.Check { return []checks.Check{render.New()} }
 	cases := []struct {
 		name, head, script string
@@ -85,6 +86,7 @@ func TestHeadVarsCannotHideAnUndefinedVariable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.New(t)
 			r.Write(map[string]string{".github/template-verify.yml": strictCfg, "tpl/setup.sh": "echo hi\n"})
 			r.Commit("base")
@@ -132,6 +134,7 @@ func TestHeadVarsCannotHideAnUndefinedVariable(t *testing.T) {
 // drops in a group's or a template entry's vars, and every matrix key or
 // value it adds.
 func TestVarsChanges(t *testing.T) {
+	t.Parallel()
 	base := config.Group{Name: "g", Vars: map[string]any{"a": 1, "b": 2}, Matrix: map[string][]any{"m": {1}},
 		Templates: []config.Template{{Path: "x.sh", Vars: map[string]any{"c": "x"}}}}
 	head := config.Group{Name: "g", Vars: map[string]any{"a": 1, "b": 3, "n": true}, Matrix: map[string][]any{"m": {1, 2}, "k": {"v"}},

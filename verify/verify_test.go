@@ -40,6 +40,7 @@ func conclusions(results []checks.Result) map[string]checks.Conclusion {
 }
 
 func TestDisablingACheckInThePRIsNotRun(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, cfgA, cfgA+"checks: {disable: [render]}\n")
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
 	if err != nil {
@@ -54,6 +55,7 @@ func TestDisablingACheckInThePRIsNotRun(t *testing.T) {
 }
 
 func TestDisabledAtBaseAndHeadIsSkipped(t *testing.T) {
+	t.Parallel()
 	c := cfgA + "checks: {disable: [restore]}\n"
 	r := repoWith(t, c, c)
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
@@ -69,6 +71,7 @@ func TestDisabledAtBaseAndHeadIsSkipped(t *testing.T) {
 }
 
 func TestOnlySkipsTheOthers(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, cfgA, cfgA)
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks, Only: []string{"render"}})
 	if err != nil {
@@ -80,6 +83,7 @@ func TestOnlySkipsTheOthers(t *testing.T) {
 }
 
 func TestBrokenBaseConfigIsANote(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, "version: [\n", cfgA)
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
 	if err != nil {
@@ -91,6 +95,7 @@ func TestBrokenBaseConfigIsANote(t *testing.T) {
 }
 
 func TestBrokenHeadConfigIsAUsageError(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, cfgA, cfgA+"unknown_key: 1\n")
 	_, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
 	var ue *UsageError
@@ -100,6 +105,7 @@ func TestBrokenHeadConfigIsAUsageError(t *testing.T) {
 }
 
 func TestNothingToVerify(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{".github/template-verify.yml": cfgA, "tpl/a.sh": "a\n", "README": "1\n"})
 	r.Commit("base")
@@ -115,6 +121,7 @@ func TestNothingToVerify(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"main": "main", "origin/main~1": "origin/main~1", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
@@ -123,6 +130,7 @@ func TestShellQuote(t *testing.T) {
 }
 
 func TestNullBlockInThePRIsNotRun(t *testing.T) {
+	t.Parallel()
 	r := repoWith(t, cfgA, cfgA+"restore: null\n")
 	rep, err := Run(context.Background(), Options{RepoDir: r.Dir(), Base: "main", Head: "pr", Checks: stubChecks})
 	if err != nil {
