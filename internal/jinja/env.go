@@ -11,7 +11,9 @@
 package jinja
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"strings"
@@ -208,25 +210,45 @@ func (e *Env) parseCached(name string) (*exec.Template, error) {
 // render executes the template with vars in this process; the output
 // stops at maxOut bytes. Integers must be Go ints, not float64, to print as
 // Jinja2 prints them. The error is an *Error.
-func (t *local) render(vars map[string]any, maxOut int) (out string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = "", &Error{File: t.env.file(t.name), Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
-		}
-	}()
+func (t *local) render(vars map[string]any, maxOut int) (string, error) {
 	// A buffer of the right size from the start: gonja's ExecuteToString
 	// grows a bytes.Buffer step by step and copies it at the end, which
 	// cost a third of the render time of test.sh.
-	b := &limitWriter{max: maxOut}
+	var b strings.Builder
 	b.Grow(min(int(t.size.Load())+64, maxOut))
+	if err := t.execute(&b, vars, maxOut); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// renderTo is render into out, which it empties first. The render worker
+// renders every job into one buffer: a new string per render was most of
+// what a render allocated, and the collector's work grew with it.
+func (t *local) renderTo(out *bytes.Buffer, vars map[string]any, maxOut int) error {
+	out.Reset()
+	out.Grow(min(int(t.size.Load())+64, maxOut))
+	return t.execute(out, vars, maxOut)
+}
+
+func (t *local) execute(out interface {
+	io.Writer
+	io.StringWriter
+	Len() int
+}, vars map[string]any, maxOut int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{File: t.env.file(t.name), Msg: fmt.Sprintf("the template engine panicked while rendering: %v", p), Panic: true}
+		}
+	}()
 	data := make(map[string]any, len(vars)+1)
 	maps.Copy(data, vars)
 	data[maxOutputKey] = maxOut
-	if rerr := t.t.Execute(b, exec.NewContext(data)); rerr != nil {
-		return "", renderError(t.env.file(t.name), rerr)
+	if rerr := t.t.Execute(&limitWriter{w: out, max: maxOut}, exec.NewContext(data)); rerr != nil {
+		return renderError(t.env.file(t.name), rerr)
 	}
-	t.size.Store(int64(b.Len()))
-	return b.String(), nil
+	t.size.Store(int64(out.Len()))
+	return nil
 }
 
 // renderLocal parses and renders name in this process, for tests.

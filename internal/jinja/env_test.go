@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -234,5 +235,31 @@ func TestConcurrentRenders(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestRenderTo: renderTo empties the buffer first, and after an error the
+// next render into the same buffer holds only its own output.
+func TestRenderTo(t *testing.T) {
+	e := newTestEnv(t, strict, map[string]string{"t.txt": "{{ s }}{% if fail %}{{ missing }}{% endif %}"})
+	tpl, err := e.parseLocal("t.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for i, c := range []struct {
+		s    string
+		fail bool
+	}{{"long output", false}, {"half", true}, {"ok", false}, {"", false}} {
+		err := tpl.renderTo(&out, map[string]any{"s": c.s, "fail": c.fail}, DefaultLimits.Output)
+		if c.fail {
+			if err == nil {
+				t.Errorf("%d: no error", i)
+			}
+			continue
+		}
+		if err != nil || out.String() != c.s {
+			t.Errorf("%d: %q %v, want %q", i, out.String(), err, c.s)
+		}
 	}
 }

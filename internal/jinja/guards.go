@@ -3,11 +3,11 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"runtime"
 	"slices"
-	"strings"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -33,7 +33,11 @@ const (
 // limitWriter is the output of a render; it stops the render when the
 // output passes max bytes.
 type limitWriter struct {
-	strings.Builder
+	w interface {
+		io.Writer
+		io.StringWriter
+		Len() int
+	}
 	max int
 }
 
@@ -41,18 +45,18 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	if err := l.room(len(p)); err != nil {
 		return 0, err
 	}
-	return l.Builder.Write(p)
+	return l.w.Write(p)
 }
 
 func (l *limitWriter) WriteString(s string) (int, error) {
 	if err := l.room(len(s)); err != nil {
 		return 0, err
 	}
-	return l.Builder.WriteString(s)
+	return l.w.WriteString(s)
 }
 
 func (l *limitWriter) room(n int) error {
-	if l.Len()+n > l.max {
+	if l.w.Len()+n > l.max {
 		return fmt.Errorf("the output is larger than the limit of %s (limits.render_output)", byteSize(l.max))
 	}
 	return nil

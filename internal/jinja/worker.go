@@ -112,10 +112,24 @@ type wRequest struct {
 }
 
 type wResult struct {
-	Output string
+	// Output is bytes, not a string, so that both ends can reuse one
+	// buffer: the worker renders every job into the same one, and the
+	// reader decodes every answer into the same one.
+	Output []byte
 	Err    *Error
 	Other  string // an error that is not an *Error
 }
+
+// result is an answer of the worker as the reader hands it on.
+type result struct {
+	output string
+	err    *Error
+	other  string
+}
+
+// keepBuffer is the largest output buffer kept for the next render; a
+// larger one (an output of up to limits.render_output) is dropped.
+const keepBuffer = 1 << 20
 
 // Renderer renders templates in one worker process, one after another, and
 // starts a new worker when one dies. A Renderer is safe for concurrent use;
@@ -195,7 +209,7 @@ type worker struct {
 	in      *bufio.Writer
 	stdin   io.Closer
 	enc     *gob.Encoder
-	results chan wResult
+	results chan result
 	exited  chan struct{} // closed when the process has exited
 	stderr  *headBuffer
 	sent    map[uint64]bool
@@ -230,7 +244,7 @@ func startWorker(mem int64) (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render worker: %w", err)
 	}
-	w := &worker{cmd: cmd, mem: mem, stdin: stdin, results: make(chan wResult), exited: make(chan struct{}),
+	w := &worker{cmd: cmd, mem: mem, stdin: stdin, results: make(chan result), exited: make(chan struct{}),
 		stderr: &headBuffer{max: 4096}, sent: map[uint64]bool{}}
 	cmd.Stderr = w.stderr
 	w.in = bufio.NewWriterSize(stdin, 64<<10)
@@ -240,12 +254,19 @@ func startWorker(mem int64) (*worker, error) {
 	}
 	go func() {
 		dec := gob.NewDecoder(bufio.NewReaderSize(stdout, 64<<10))
+		var buf []byte
 		for {
-			var res wResult
+			// A new wResult each time (gob leaves the fields that an
+			// answer does not carry as they were), over the old buffer.
+			res := wResult{Output: buf[:0]}
 			if err := dec.Decode(&res); err != nil {
 				break
 			}
-			w.results <- res
+			buf = res.Output
+			if cap(buf) > keepBuffer {
+				buf = nil
+			}
+			w.results <- result{output: string(res.Output), err: res.Err, other: res.Other}
 		}
 		_ = cmd.Wait()
 		close(w.exited)
@@ -283,13 +304,13 @@ func (w *worker) render(ctx context.Context, e *Env, name string, vars map[strin
 	defer timer.Stop()
 	select {
 	case res := <-w.results:
-		if res.Err != nil {
-			return "", res.Err
+		if res.err != nil {
+			return "", res.err
 		}
-		if res.Other != "" {
-			return "", &Error{File: file, Msg: res.Other}
+		if res.other != "" {
+			return "", &Error{File: file, Msg: res.other}
 		}
-		return res.Output, nil
+		return res.output, nil
 	case <-w.exited:
 		return "", w.failed(file, nil)
 	case <-timer.C:

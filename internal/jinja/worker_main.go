@@ -116,6 +116,7 @@ func serveWorker(in io.Reader, out io.Writer) error {
 		parsed map[string]*parseResult
 	}
 	envs := map[uint64]*wenv{}
+	var output bytes.Buffer // every render's output, one after another
 	for {
 		var req wRequest
 		if err := dec.Decode(&req); err != nil {
@@ -151,7 +152,12 @@ func serveWorker(in io.Reader, out io.Writer) error {
 			var err error
 			if p.err == nil {
 				clean, _ := templateName(j.Name)
-				res.Output, err = (&local{env: we.env, name: clean, t: p.t}).render(j.Vars, j.MaxOutput)
+				if output.Cap() > keepBuffer {
+					output = bytes.Buffer{}
+				}
+				if err = (&local{env: we.env, name: clean, t: p.t}).renderTo(&output, j.Vars, j.MaxOutput); err == nil {
+					res.Output = output.Bytes()
+				}
 			} else {
 				err = p.err
 			}

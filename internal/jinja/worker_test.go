@@ -112,3 +112,47 @@ func TestLimitsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerReusesItsBuffers: the worker renders every job into one buffer
+// and the reader decodes every answer into one. Outputs that shrink, an
+// empty one, an error and one past the kept buffer size in between must
+// each come back whole, and a string already returned must not change.
+func TestWorkerReusesItsBuffers(t *testing.T) {
+	e := newTestEnv(t, strict, map[string]string{"t.txt": "{{ 'x' * n }}{{ tail }}", "bad.txt": "{{ missing }}"})
+	r := NewRenderer(DefaultLimits)
+	defer r.Close()
+	render := func(name string, n int, tail string) (string, error) {
+		return r.Render(context.Background(), e, name, map[string]any{"n": n, "tail": tail})
+	}
+	first, err := render("t.txt", 5000, "A")
+	if err != nil || first != strings.Repeat("x", 5000)+"A" {
+		t.Fatalf("first: %d bytes, %v", len(first), err)
+	}
+	for i, c := range []struct {
+		name string
+		n    int
+		tail string
+		bad  bool
+	}{
+		{"t.txt", 10, "B", false},
+		{"t.txt", 0, "", false},
+		{"bad.txt", 0, "", true},
+		{"t.txt", 3, "C", false},
+		{"t.txt", keepBuffer + 10, "D", false},
+		{"t.txt", 2, "E", false},
+	} {
+		out, err := render(c.name, c.n, c.tail)
+		if c.bad {
+			if err == nil || out != "" {
+				t.Errorf("%d: %q %v, want an error", i, out, err)
+			}
+			continue
+		}
+		if want := strings.Repeat("x", c.n) + c.tail; err != nil || out != want {
+			t.Errorf("%d: %d bytes %v, want %d", i, len(out), err, len(want))
+		}
+	}
+	if first != strings.Repeat("x", 5000)+"A" {
+		t.Error("a later render changed an earlier output")
+	}
+}
