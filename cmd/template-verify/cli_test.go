@@ -10,6 +10,7 @@ import (
 // one-line summary, its flags and an example on stdout, with exit 0
 // (issue 11.5).
 func TestHelpOfEveryCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want []string
@@ -27,6 +28,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := invoke(t, tc.args...)
 			if code != exitPass {
 				t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
@@ -44,6 +46,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 // usage error that lists the valid values, with "did you mean" for a
 // near miss.
 func TestEnumeratedFlagsAreValidated(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -59,6 +62,7 @@ func TestEnumeratedFlagsAreValidated(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
 			code, _, stderr := invoke(t, tc.args...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d", code, exitUsage)
@@ -73,6 +77,7 @@ func TestEnumeratedFlagsAreValidated(t *testing.T) {
 // TestVersionString: version prints the module version and the VCS
 // revision from the build info; -ldflags wins over the module version.
 func TestVersionString(t *testing.T) {
+	t.Parallel()
 	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "70b91c4a1b2c3d4e5f60718293a4b5c6d7e8f901"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}
 	cases := []struct {
 		name    string
@@ -88,6 +93,7 @@ func TestVersionString(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := versionString(tc.ldflags, tc.info); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}

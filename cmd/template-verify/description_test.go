@@ -10,6 +10,7 @@ import (
 // TestReadDescription: run --description reads the file; no flag is an
 // empty description; a missing or oversized file is a usage error.
 func TestReadDescription(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "body.md")
 	big := filepath.Join(dir, "big.md")
@@ -30,6 +31,7 @@ func TestReadDescription(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := readDescription(tc.file)
 			if (err != nil) != tc.err || got != tc.want {
 				t.Errorf("readDescription(%q) = %q, %v; want %q, error %v", tc.file, got, err, tc.want, tc.err)

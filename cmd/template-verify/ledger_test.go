@@ -27,6 +27,7 @@ checks:
 // branch: a good template change is verified, a broken one is red, and a
 // commit pushed to the branch is not a pull request.
 func TestLedgerCommand(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{".github/template-verify.yml": ledgerConfig, "templates/final.md.j2": "Hello {{ name }}.\n"})
 	r.Commit("main")

@@ -44,6 +44,7 @@ func tinyRepo(t *testing.T) *gittest.Repo {
 }
 
 func TestRunExitCodesAndMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		head     map[string]string // files written on the pr branch
@@ -124,6 +125,7 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := tinyRepo(t)
 			r.Write(tc.head)
 			r.Commit("head")
@@ -147,6 +149,7 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 }
 
 func TestRunNotARepository(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := invoke(t, "run", "--repo", t.TempDir(), "--base", "main")
 	if code != exitUsage || !strings.Contains(errOut, "is not a git repository") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -154,6 +157,7 @@ func TestRunNotARepository(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{}, {"nope"}, {"run"}, {"run", "--base", "x", "extra"}, {"demo", "--bad", "--head", "good"}, {"demo", "--head", "nope"}} {
 		if code, _, _ := invoke(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
@@ -162,6 +166,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	r := tinyRepo(t)
 	r.Write(map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho hi {{ name }}\n"})
 	r.Commit("head")
@@ -174,6 +179,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestRunConfigFlag(t *testing.T) {
+	t.Parallel()
 	r := tinyRepo(t)
 	// The tree has no other config: with --config the tool reads this one,
 	// whose unknown key must stop the run with its path and line.

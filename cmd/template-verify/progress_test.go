@@ -12,6 +12,7 @@ import (
 // running check with its time and, when it counts, its work done; a
 // finished check has no more lines, and the ticker stops with the last.
 func TestTickProgressLines(t *testing.T) {
+	t.Parallel()
 	var out lockedBuffer
 	p := newTickProgress(&out)
 	p.every = time.Hour // the test calls report itself
