@@ -46,12 +46,12 @@ func attackRunner(t *testing.T, extra, report string) *runner {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	baseDir, sha, base, err := prepare(root)
+	built, err := prepare(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	step := &Step{Template: "tpl/tests/test.sh", Script: sec.Text + extra, Paths: rc.Paths, Report: report}
-	return &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root,
+	return &runner{step: step, policy: policy, base: built.Tree, baseSHA: built.SHA, src: built, root: root,
 		opts: Options{Parallel: 1, ScenarioTimeout: 30 * time.Second}.settle()}
 }
 

@@ -4,46 +4,31 @@ import (
 	"context"
 	"testing"
 
-	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/checks"
 )
 
-// BenchmarkCatalogue runs the whole catalogue with the good test script,
-// once with the base fixture built once and copied per scenario (copy),
-// and once with a git init and commit per scenario (naive). Compare the
-// two ns/op values for the speed-up of the copy.
-func BenchmarkCatalogue(b *testing.B) {
+// BenchmarkCheck runs the whole check as the demo runs it (the good
+// script: the catalogue and 10 random sets) and reports, from the same
+// runs, where the time goes: the harness's own work per scenario (copying
+// the fixture, the edits, reading the trees before and after, the model)
+// against the step's run per scenario, the harness's share of a
+// scenario, and the setup of a check run (fixture and render).
+func BenchmarkCheck(b *testing.B) {
 	ctx := context.Background()
 	in := scriptInput(b, "good.sh")
-	step, st := prepareStep(ctx, in, in.Config.Restore, "")
-	if st != nil {
-		b.Fatal(st.title)
+	c := New()
+	c.phases = &phases{}
+	for b.Loop() {
+		if res := c.Run(ctx, in); res.Conclusion != checks.Success {
+			b.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
+		}
 	}
-	policy, err := NewPolicy(in.Config.Restore.Patterns)
-	if err != nil {
-		b.Fatal(err)
-	}
-	root := b.TempDir()
-	baseDir, sha, base, err := prepare(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		src  source
-	}{
-		{"copy", copySource{baseDir}},
-		{"naive", buildSource{fixture.Project()}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			r := &runner{step: step, policy: policy, base: base, baseSHA: sha, src: c.src, root: b.TempDir(), opts: Options{}.settle()}
-			for b.Loop() {
-				for _, o := range r.runAll(ctx, r.opts.Catalogue) {
-					if o.Verdict != Pass {
-						b.Fatalf("%s: %s %v %q", o.Scenario.Name, o.Verdict, o.Err, o.Diffs)
-					}
-				}
-			}
-			b.ReportMetric(float64(len(r.opts.Catalogue)), "scenarios/op")
-		})
-	}
+	p := c.phases
+	runs := float64(p.runs.Load())
+	harness, step := float64(p.harness.Load())/runs/1e6, float64(p.step.Load())/runs/1e6
+	b.ReportMetric(harness, "harness-ms/scenario")
+	b.ReportMetric(step, "step-ms/scenario")
+	b.ReportMetric(100*harness/(harness+step), "harness-%")
+	b.ReportMetric(float64(p.setup.Load())/float64(b.N)/1e6, "setup-ms/op")
+	b.ReportMetric(runs/float64(b.N), "scenarios/op")
 }

@@ -15,7 +15,8 @@ import (
 // Check is the restore check. It needs in.Config.Restore: verify runs it
 // only when the config has a restore block (config.Disabled decides).
 type Check struct {
-	opts Options
+	opts   Options
+	phases *phases // set by a benchmark
 }
 
 // New returns the restore check with default options.
@@ -88,12 +89,14 @@ func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outc
 // base_commit renders as the sha the fixture's commit will have, which is
 // computed first without writing anything.
 func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *stop) {
+	if c.phases != nil {
+		defer func(start time.Time) { c.phases.setup.Add(int64(time.Since(start))) }(time.Now())
+	}
 	rc := in.Config.Restore
 	internal := func(title string, err error) *stop {
 		return &stop{conclusion: checks.Failure, title: fmt.Sprintf("%s: %v", title, err)}
 	}
-	base := fixture.Project()
-	sha, err := fixture.CommitSHA(base, baseMessage)
+	sha, err := fixture.CommitSHA(fixture.Project(), baseMessage)
 	if err != nil {
 		return nil, nil, internal("The restore check cannot build its fixture", err)
 	}
@@ -109,16 +112,16 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if err != nil {
 		return nil, nil, internal("The restore check cannot make its folders", err)
 	}
-	baseDir, built, base, err := prepare(root)
-	if err == nil && built != sha {
-		err = fmt.Errorf("the fixture's commit is %s, not %s", built, sha)
+	built, err := prepare(root)
+	if err == nil && built.SHA != sha {
+		err = fmt.Errorf("the fixture's commit is %s, not %s", built.SHA, sha)
 	}
 	if err != nil {
 		cleanup()
 		return nil, nil, internal("The restore check cannot build its fixture", err)
 	}
 	opts := c.opts.settle()
-	return &runner{step: step, policy: policy, base: base, baseSHA: sha, src: copySource{baseDir}, root: root, opts: opts}, cleanup, nil
+	return &runner{step: step, policy: policy, base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
 }
 
 // workRoot is the folder for the fixture and the scenario folders.

@@ -108,7 +108,7 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 		cmp.Note = fmt.Sprintf("The base side did not run: %v.", err)
 		return cmp
 	}
-	br := &runner{step: baseStep, policy: policy, base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts}
+	br := &runner{step: baseStep, policy: policy, base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts, phases: r.phases}
 	outs := br.runAll(ctx, failing)
 	cmp.BaseRuns = len(outs)
 	var headOuts []Outcome

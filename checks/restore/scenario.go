@@ -52,23 +52,10 @@ type Outcome struct {
 	Sandboxed bool
 }
 
-// source makes a fresh copy of the base fixture repository at dst.
+// source makes a fresh copy of the base fixture repository at dst
+// (*fixture.Base).
 type source interface {
 	Make(ctx context.Context, dst string) error
-}
-
-// copySource copies a repository built once.
-type copySource struct{ dir string }
-
-func (s copySource) Make(ctx context.Context, dst string) error { return fixture.Copy(ctx, s.dir, dst) }
-
-// buildSource builds the repository again for every scenario: the naive
-// way, kept for the benchmark.
-type buildSource struct{ tree fixture.Tree }
-
-func (s buildSource) Make(ctx context.Context, dst string) error {
-	_, err := fixture.Init(dst, s.tree, baseMessage)
-	return err
 }
 
 const baseMessage = "base"
@@ -83,11 +70,30 @@ type runner struct {
 	root    string // scenario folders are made under it
 	opts    settled
 	seq     atomic.Int64
+	phases  *phases // nil unless a benchmark measures
+}
+
+// phases adds up where the scenario runs of a check spend their time: the
+// harness's own work (copying the fixture, the edits, reading the trees,
+// the model, removing the folder) and the step (the sandboxed run).
+type phases struct {
+	harness, step, setup atomic.Int64 // nanoseconds
+	runs                 atomic.Int64
 }
 
 // run executes one scenario and compares the result with the model.
 func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	out = Outcome{Scenario: sc, ExitCode: -1}
+	var stepTime time.Duration
+	if r.phases != nil {
+		start := time.Now()
+		// Registered first, so it runs last: after the folder is removed.
+		defer func() {
+			r.phases.harness.Add(int64(time.Since(start) - stepTime))
+			r.phases.step.Add(int64(stepTime))
+			r.phases.runs.Add(1)
+		}()
+	}
 	broken := func(err error) Outcome {
 		out.Verdict, out.Err = Broken, err
 		return out
@@ -138,6 +144,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	if err != nil {
 		return broken(err)
 	}
+	stepStart := time.Now()
 	res := sandbox.Run(ctx, sandbox.Spec{
 		Args:      args,
 		Dir:       l.Repo,
@@ -148,6 +155,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		MaxOutput: r.opts.MaxOutput,
 		Sandbox:   r.opts.Sandbox,
 	})
+	stepTime = time.Since(stepStart)
 	out.ExitCode, out.Sandboxed = res.ExitCode, res.Sandboxed
 	out.Stderr = sandbox.Tail(res.Stderr, 2000)
 	switch {
@@ -284,15 +292,13 @@ func (r *runner) runAll(ctx context.Context, list []Scenario) []Outcome {
 var errNoFixture = errors.New("the base fixture cannot be built")
 
 // prepare builds the base fixture once under root, in Go (no git
-// process), and returns its folder, its commit sha and its tree.
-func prepare(root string) (dir, sha string, base fixture.Tree, err error) {
-	dir = filepath.Join(root, "base")
-	base = fixture.Project()
-	sha, err = fixture.Init(dir, base, baseMessage)
+// process).
+func prepare(root string) (*fixture.Base, error) {
+	b, err := fixture.Build(filepath.Join(root, "base"), fixture.Project(), baseMessage)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %w", errNoFixture, err)
+		return nil, fmt.Errorf("%w: %w", errNoFixture, err)
 	}
-	return dir, sha, base, nil
+	return b, nil
 }
 
 // elapsed formats a wall time for figures.
