@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
@@ -20,7 +22,7 @@ import (
 )
 
 // MaxTamperHeads is the most distinct script heads (head text and the
-// names the rest reads) one run tampers with; each costs nine runs.
+// names the rest reads) one run tampers with; each costs ten runs.
 const MaxTamperHeads = 16
 
 // RunTimeout limits one tamper run of a script's head.
@@ -199,7 +201,9 @@ func cutHead(s *script, st settings) (head, rest string, ok bool) {
 
 // tamperOne runs the head of one script: a clean run and a run with 1 in
 // every protected name, then one run per hostile form in each direction.
-// It returns the changes and the number of runs.
+// It returns the changes and the number of runs. The two clean runs, then
+// the seven hostile runs, run up to MaxParallelRuns at a time, each in its
+// own folder; the last clean run starts after all of them.
 func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, head, rest string) ([]change, int, error) {
 	probe := restReads(rest, s.an.Names)
 	var hostile []string
@@ -222,12 +226,12 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	// set -e, say) succeed and their source reads it.
 	named := profileFiles(head, st.profile)
 	mark := "__template_verify_probe_" + randomHex() + "__"
-	runs := 0
+	var started atomic.Int32
 	// Each run gets a new folder: the head is PR code, and it may replace
 	// anything in its folder (the profile folder by a link, say), so the
 	// tool never writes into or lists a folder a run has had.
 	run := func(incoming bool, profile, label string) (map[string]string, error) {
-		runs++
+		started.Add(1)
 		dir, err := os.MkdirTemp(in.WorkDir, "taint-")
 		if err != nil {
 			return nil, fmt.Errorf("work folder: %w", err)
@@ -286,22 +290,13 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	// the head. That is still not run, never a pass: nothing was compared,
 	// and the head is PR code that can stop in the sandbox on purpose.
 	const clean = "the clean run, with empty profile files, so a hostile file does not cause it"
-	cleanOff, err := run(false, "", clean)
+	cleans, err := runAll(run, []tamperJob{{incoming: false, label: clean}, {incoming: true, label: clean}})
 	if err != nil {
-		return nil, runs, err
+		return nil, int(started.Load()), err
 	}
-	cleanOn, err := run(true, "", clean)
-	if err != nil {
-		return nil, runs, err
-	}
-	var changes []change
-	compare := func(want, got map[string]string, form, dir string) {
-		for _, n := range probe {
-			if want[n] != got[n] {
-				changes = append(changes, change{name: n, from: show(want[n]), to: show(got[n]), form: form, dir: dir})
-			}
-		}
-	}
+	cleanOff, cleanOn := cleans[0], cleans[1]
+	// The hostile runs: each form in each direction, then unset.
+	var jobs []tamperJob
 	for _, f := range forms {
 		var on, off strings.Builder
 		for _, n := range hostile {
@@ -310,43 +305,86 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 		}
 		on.WriteString("true\n")
 		off.WriteString("true\n")
-		got, err := run(false, on.String(), "the run with a hostile file ("+f.name+", on), while the clean runs reached it")
-		if err != nil {
-			return nil, runs, err
-		}
-		compare(cleanOff, got, f.name, "on")
-		got, err = run(true, off.String(), "the run with a hostile file ("+f.name+", off), while the clean runs reached it")
-		if err != nil {
-			return nil, runs, err
-		}
-		compare(cleanOn, got, f.name, "off")
+		jobs = append(jobs,
+			tamperJob{incoming: false, profile: on.String(), label: "the run with a hostile file (" + f.name + ", on), while the clean runs reached it", form: f.name, dir: "on"},
+			tamperJob{incoming: true, profile: off.String(), label: "the run with a hostile file (" + f.name + ", off), while the clean runs reached it", form: f.name, dir: "off"})
 	}
 	var unset strings.Builder
 	for _, n := range hostile {
 		fmt.Fprintf(&unset, "( unset %[1]s ) 2>/dev/null && unset %[1]s\n", n)
 	}
 	unset.WriteString("true\n")
-	got, err := run(true, unset.String(), "the run with a hostile file (unset, off), while the clean runs reached it")
+	jobs = append(jobs, tamperJob{incoming: true, profile: unset.String(), label: "the run with a hostile file (unset, off), while the clean runs reached it", form: "unset", dir: "off"})
+	got, err := runAll(run, jobs)
 	if err != nil {
-		return nil, runs, err
+		return nil, int(started.Load()), err
 	}
-	compare(cleanOn, got, "unset", "off")
+	var changes []change
+	for i, j := range jobs {
+		want := cleanOff
+		if j.incoming {
+			want = cleanOn
+		}
+		for _, n := range probe {
+			if want[n] != got[i][n] {
+				changes = append(changes, change{name: n, from: show(want[n]), to: show(got[i][n]), form: j.form, dir: j.dir})
+			}
+		}
+	}
 	// A value that differs between the first clean run and a clean run
 	// after all the hostile ones (a timestamp such as datasmith's
 	// test_start=$(date +%s), a random name) changes without any hostile
 	// file: it proves nothing. Time only moves forward, so a clock value
 	// that moved during the hostile runs differs here too.
-	cleanLast, err := run(false, "", clean)
+	last, err := runAll(run, []tamperJob{{incoming: false, label: clean}})
 	if err != nil {
-		return nil, runs, err
+		return nil, int(started.Load()), err
 	}
+	cleanLast := last[0]
 	kept := changes[:0]
 	for _, x := range changes {
 		if cleanOff[x.name] == cleanLast[x.name] {
 			kept = append(kept, x)
 		}
 	}
-	return kept, runs, nil
+	return kept, int(started.Load()), nil
+}
+
+// tamperJob is one run of a script's head: with 1 in every protected name
+// incoming or not, the content of the profile files, the label of the run
+// in messages, and the form and direction of a hostile run.
+type tamperJob struct {
+	incoming       bool
+	profile, label string
+	form, dir      string
+}
+
+// MaxParallelRuns is the most tamper runs of one script head at a time.
+const MaxParallelRuns = 4
+
+// runAll runs the jobs, at most MaxParallelRuns at a time, each in its own
+// folder, and returns their values in order; the error is that of the
+// first job (in order) that failed.
+func runAll(run func(incoming bool, profile, label string) (map[string]string, error), jobs []tamperJob) ([]map[string]string, error) {
+	vals := make([]map[string]string, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, MaxParallelRuns)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			vals[i], errs[i] = run(j.incoming, j.profile, j.label)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
 }
 
 // MaxProfileFiles is the most profile files named in a head that a tamper
