@@ -10,9 +10,6 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
-// deleted marks a file that the head deletes.
-const deleted = checktest.Deleted
-
 // makeRepo builds a git repository with a base commit on main and one head
 // commit on branch checktest.Head that applies the overlay.
 func makeRepo(t *testing.T, base, head map[string]string) string {
