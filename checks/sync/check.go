@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
 	"reflect"
 	"slices"
@@ -358,16 +357,7 @@ func render(ctx context.Context, r *jinja.Renderer, g *config.Group, rel string,
 	if err != nil {
 		return "", fmt.Errorf("environment: %w", err)
 	}
-	entry := config.Template{}
-	if ts := g.TemplateFor(rel); len(ts) > 0 {
-		entry = ts[0]
-	}
-	vars := map[string]any{}
-	if sets := g.VarSets(entry); len(sets) > 0 {
-		maps.Copy(vars, sets[0].Vars)
-	}
-	maps.Copy(vars, over)
-	out, err := r.Render(ctx, env, rel, vars)
+	out, err := r.Render(ctx, env, rel, checks.FirstVars(g, rel, over))
 	if err != nil {
 		return "", fmt.Errorf("render: %w", err)
 	}
