@@ -76,7 +76,7 @@ type RenderOptions struct {
 // "group:rel" or a repository path under a group root) of cfg at commit
 // rev, once, as production does: verbatim when the group copies it, else
 // with the first variable set of the first template entry that matches it
-// (the group's vars when none matches), opts.Vars on top, through
+// (the group's own first set when none matches), opts.Vars on top, through
 // jinja.RenderOfRecord with the render limits. The returned Rendered holds
 // what is known when it fails (group, path, source, engine); the error is a
 // *TemplateError.
@@ -119,8 +119,8 @@ func RenderTemplate(ctx context.Context, trees *plan.Trees, cfg *config.Config, 
 }
 
 // FirstVars is the first variable set of the first template entry of g
-// that matches rel (the group's vars when none matches or the entry has no
-// set), with over on top, in a new map.
+// that matches rel (the group's own first set when none matches; its vars when
+// there is no set), with over on top, in a new map.
 func FirstVars(g *config.Group, rel string, over map[string]any) map[string]any {
 	t := config.Template{}
 	if ts := g.TemplateFor(rel); len(ts) > 0 {
