@@ -12,6 +12,7 @@ import (
 // The store's head claims: one job per pull-request head, in the same
 // transaction that stores the job (issue 14.14).
 func TestStoreHeadClaims(t *testing.T) {
+	t.Parallel()
 	job := func(id, repo string, pr int, sha string, request bool) *Job {
 		return &Job{Delivery: testDeliveryID(id), Owner: "octo", Repo: repo, PR: pr, HeadSHA: sha, Request: request}
 	}
@@ -102,6 +103,7 @@ func TestStoreHeadClaims(t *testing.T) {
 
 // Announcers that claim the same head at once: one wins.
 func TestStoreClaimIsOneTransaction(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t, t.TempDir())
 	const n = 64
 	var wg sync.WaitGroup
@@ -136,6 +138,7 @@ func TestStoreClaimIsOneTransaction(t *testing.T) {
 // Two maintainers ask for a run of the same fork head at once: the
 // announcer claims the head in the store, so it runs once.
 func TestTwoCommandsForOneHeadRunOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := &stubVerify{}
 	h.start(v.fn)
@@ -151,7 +154,7 @@ func TestTwoCommandsForOneHeadRunOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitFor(t, "the run", func() bool { return h.allDone(h.repo.heads[1], 3) && h.idle() })
+	h.waitFor("the run", func() bool { return h.allDone(h.repo.heads[1], 3) && h.idle() })
 	if n := v.calls.Load(); n != 1 {
 		t.Fatalf("verify ran %d times for four commands on one head, want 1", n)
 	}
@@ -163,13 +166,14 @@ func TestTwoCommandsForOneHeadRunOnce(t *testing.T) {
 // A head that ran is not run again by another event of the same push
 // (check_suite requested), but a re-run request runs it again.
 func TestVerifiedHeadRunsAgainOnlyOnRequest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := &stubVerify{}
 	h.start(v.fn)
 	h.gh.SetPermission(testFull, "dev", "write")
 	h.addPull(4, h.repo.heads[0], false)
 	h.send("pull_request", "v-1", h.pullPayload("synchronize", 4, h.repo.heads[0], false))
-	waitFor(t, "the first run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() && v.calls.Load() == 1 })
+	h.waitFor("the first run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() && v.calls.Load() == 1 })
 
 	suite := func(action string) []byte {
 		p := fixture(t, "check_suite/"+action+".payload.json")
@@ -186,12 +190,13 @@ func TestVerifiedHeadRunsAgainOnlyOnRequest(t *testing.T) {
 	if got := h.send("check_suite", "v-3", suite("rerequested")); got != http.StatusAccepted {
 		t.Fatalf("check_suite rerequested: %d, want 202", got)
 	}
-	waitFor(t, "the run on request", func() bool { return h.idle() && v.calls.Load() == 2 })
+	h.waitFor("the run on request", func() bool { return h.idle() && v.calls.Load() == 2 })
 }
 
 // Old body hashes and the claims of heads whose job is gone are
 // forgotten with the delivery ids; a claim whose job waits is kept.
 func TestStorePruneForgetsBodiesAndHeads(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t, t.TempDir())
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-deliveryTTL - time.Hour)

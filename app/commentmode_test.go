@@ -16,6 +16,7 @@ import (
 // request's body reaches the verification as the description. Before,
 // the App commented on every pull request and passed no description.
 func TestAppCommentModeAndDescription(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := &stubVerify{}
 	var mu sync.Mutex
@@ -42,7 +43,7 @@ func TestAppCommentModeAndDescription(t *testing.T) {
 	if got := h.send("pull_request", "cm-1", body); got != http.StatusAccepted {
 		t.Fatalf("status %d, want 202", got)
 	}
-	waitFor(t, "the runs of the push", func() bool { return h.allDone(head, 3) && h.idle() })
+	h.waitFor("the runs of the push", func() bool { return h.allDone(head, 3) && h.idle() })
 	if cs := h.gh.Comments(testFull, 7); len(cs) != 0 {
 		t.Fatalf("%d comments on a pull request that changes no template", len(cs))
 	}
@@ -55,6 +56,6 @@ func TestAppCommentModeAndDescription(t *testing.T) {
 	if got := h.send("issue_comment", "cm-2", h.commentPayload(7, "dev", "/template-verify")); got != http.StatusAccepted {
 		t.Fatalf("status %d, want 202", got)
 	}
-	waitFor(t, "the answer to the command", func() bool { return len(h.gh.Comments(testFull, 7)) == 1 && h.idle() })
+	h.waitFor("the answer to the command", func() bool { return len(h.gh.Comments(testFull, 7)) == 1 && h.idle() })
 	h.stop()
 }

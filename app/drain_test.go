@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -39,6 +40,7 @@ func healthz(url string) (int, error) {
 // stays open), so that a load balancer takes the server out; before, the
 // listener closed first and the connection was refused (issue 14.16).
 func TestHealthzAnswers503WhileDraining(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.gh.SetPermission(testFull, "dev", "write")
 	h.addPull(5, h.repo.heads[0], false)
@@ -54,14 +56,10 @@ func TestHealthzAnswers503WhileDraining(t *testing.T) {
 	stop()
 	var code int
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if code, err = healthz(url); code == http.StatusServiceUnavailable {
-			break
-		}
-	}
-	if code != http.StatusServiceUnavailable {
-		t.Fatalf("healthz while the run finishes: %d %v, want 503", code, err)
-	}
+	waitUntil(t, 10*time.Second, "healthz to answer 503 while the run finishes", func() bool {
+		code, err = healthz(url)
+		return code == http.StatusServiceUnavailable
+	}, func() string { return fmt.Sprintf("healthz %d %v", code, err) })
 	// A delivery while draining is kept for the next start.
 	if got := h.send("pull_request", "drain-2", h.pullPayload("synchronize", 5, h.repo.heads[1], false)); got != http.StatusAccepted {
 		t.Errorf("a delivery while draining: %d, want 202", got)
@@ -83,6 +81,7 @@ func TestHealthzAnswers503WhileDraining(t *testing.T) {
 // A server with nothing to do stops at once, not after the grace period
 // (issue 14.16: an idle server waited the whole 30 s).
 func TestIdleServerStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.grace = time.Hour
 	h.start((&stubVerify{}).fn)
@@ -103,6 +102,7 @@ func TestIdleServerStopsAtOnce(t *testing.T) {
 // event name is refused by the server, not read into the handler
 // (issue 14.10).
 func TestHTTPServerCapsHeaders(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.start((&stubVerify{}).fn)
 	url, stop, done := h.serveOn()

@@ -16,6 +16,7 @@ import (
 // git smart HTTP, for the good head and the bad head. The check runs and
 // conclusions are those of the CLI's demo goldens.
 func TestRealExample(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the real verification takes a while")
 	}

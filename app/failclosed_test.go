@@ -65,7 +65,7 @@ func (h *harness) runPR(n int, head string) map[string]string {
 	h.addPull(n, head, false)
 	h.gh.SetPermission(testFull, "dev", "write")
 	h.send("pull_request", "fc-"+head[:8], h.pullPayload("synchronize", n, head, false))
-	waitFor(h.t, "the runs of the head", func() bool { return h.allDone(head, 3) && h.idle() })
+	h.waitFor("the runs of the head", func() bool { return h.allDone(head, 3) && h.idle() })
 	out := map[string]string{}
 	for name, r := range h.runsOf(head) {
 		out[name] = r.Conclusion + ": " + r.Summary
@@ -74,6 +74,7 @@ func (h *harness) runPR(n int, head string) map[string]string {
 }
 
 func TestAppFailsClosed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		files  map[string]string
@@ -130,6 +131,7 @@ func TestAppFailsClosed(t *testing.T) {
 }
 
 func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.gh.SetPermission(testFull, "dev", "write")
 	head := h.repo.heads[0]
@@ -159,7 +161,7 @@ func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
 
 	second := &stubVerify{}
 	h.start(second.fn)
-	waitFor(t, "the crashed job to be concluded", func() bool { return h.idle() && h.allDone(head, 3) })
+	h.waitFor("the crashed job to be concluded", func() bool { return h.idle() && h.allDone(head, 3) })
 	if n := second.calls.Load(); n != 0 {
 		t.Fatalf("the crashed job ran again (%d calls)", n)
 	}
@@ -171,13 +173,14 @@ func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
 	// The server goes on: the next head runs.
 	h.addPull(5, h.repo.heads[1], false)
 	h.send("pull_request", "c-2", h.pullPayload("synchronize", 5, h.repo.heads[1], false))
-	waitFor(t, "the next head", func() bool { return h.idle() && h.allDone(h.repo.heads[1], 3) })
+	h.waitFor("the next head", func() bool { return h.idle() && h.allDone(h.repo.heads[1], 3) })
 	if r := h.runsOf(h.repo.heads[1])["template-verify / gate"]; r.Conclusion != "success" {
 		t.Errorf("next head: gate %s", r.Conclusion)
 	}
 }
 
 func TestGracefulStopsDoNotCountAsCrashes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.gh.SetPermission(testFull, "dev", "write")
 	head := h.repo.heads[0]
@@ -193,7 +196,7 @@ func TestGracefulStopsDoNotCountAsCrashes(t *testing.T) {
 	}
 	v := &stubVerify{}
 	h.start(v.fn)
-	waitFor(t, "the run after the restarts", func() bool { return h.idle() && h.allDone(head, 3) })
+	h.waitFor("the run after the restarts", func() bool { return h.idle() && h.allDone(head, 3) })
 	if v.calls.Load() != 1 || h.runsOf(head)["template-verify / gate"].Conclusion != "success" {
 		t.Fatalf("calls %d, runs %+v", v.calls.Load(), h.runsOf(head))
 	}

@@ -193,6 +193,7 @@ func floodRepo(t *testing.T, dir string, n int) fixtureRepo {
 // head ends with exactly one job (one App check run, made when its job is
 // queued, concluded success) and one comment (issue 14.14).
 func TestFloodThenKillRunsEachHeadOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}

@@ -57,6 +57,7 @@ func signedHeaders(event, id string, body []byte) map[string]string {
 // before anything is stored, and the folder it names is untouched
 // (issue 14.9).
 func TestDeliveryIDIsNotAPath(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := &stubVerify{}
 	h.start(v.fn)
@@ -87,7 +88,7 @@ func TestDeliveryIDIsNotAPath(t *testing.T) {
 	if code, _ := h.sendRaw(signedHeaders("pull_request", "72d3162e-cc78-11e3-81ab-4c9367dc0958", body), body); code != http.StatusAccepted {
 		t.Fatalf("good id: %d, want 202", code)
 	}
-	waitFor(t, "the run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() })
+	h.waitFor("the run", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() })
 	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
 		t.Fatalf("the folder outside the data folder is gone: %v", err)
 	}
@@ -99,6 +100,7 @@ func TestDeliveryIDIsNotAPath(t *testing.T) {
 // The same signed body under a new delivery id is a duplicate: the id is
 // not signed, the body is (issue 14.9).
 func TestReplayedBodyWithNewIDIsDuplicate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := &stubVerify{}
 	h.start(v.fn)
@@ -108,14 +110,14 @@ func TestReplayedBodyWithNewIDIsDuplicate(t *testing.T) {
 	if code, _ := h.sendRaw(signedHeaders("pull_request", testDeliveryID("first"), body), body); code != http.StatusAccepted {
 		t.Fatalf("first: %d", code)
 	}
-	waitFor(t, "the run", func() bool { return h.allDone(h.repo.heads[1], 3) && h.idle() })
+	h.waitFor("the run", func() bool { return h.allDone(h.repo.heads[1], 3) && h.idle() })
 	for _, name := range []string{"second", "third"} {
 		code, answer := h.sendRaw(signedHeaders("pull_request", testDeliveryID(name), body), body)
 		if code != http.StatusOK || !strings.Contains(answer, "duplicate") {
 			t.Errorf("replay %s: %d %q, want 200 duplicate", name, code, answer)
 		}
 	}
-	waitFor(t, "idle", h.idle)
+	h.waitFor("idle", h.idle)
 	if n := v.calls.Load(); n != 1 {
 		t.Fatalf("verify ran %d times for one body, want 1", n)
 	}
@@ -127,6 +129,7 @@ func TestReplayedBodyWithNewIDIsDuplicate(t *testing.T) {
 // Unsigned requests with made-up event names add no metric series, and
 // a huge event name reaches neither /metrics nor the log (issue 14.10).
 func TestEventLabelIsBoundedAndSigned(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.start((&stubVerify{}).fn)
 	body := []byte(`{"zen":"x"}`)

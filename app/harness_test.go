@@ -311,23 +311,60 @@ func (h *harness) commentPayload(number int, login, body string) []byte {
 	return b
 }
 
-// waitFor polls cond for up to 60 s.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	waitUntil(t, 60*time.Second, what, cond)
+// waitFor polls cond for up to 60 s; on a timeout the test fails with
+// what the harness saw (h.seen).
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	waitUntil(h.t, 60*time.Second, what, cond, h.seen)
 }
 
-// waitUntil polls cond for up to d.
-func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
+// waitUntil polls cond every 10 ms for up to d. On a timeout the test
+// fails with the outputs of show: what the test saw instead.
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool, show ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
+	for !cond() {
+		if time.Now().After(deadline) {
+			var saw []string
+			for _, f := range show {
+				saw = append(saw, f())
+			}
+			t.Fatalf("timed out after %v waiting for %s; saw:\n%s", d, what, strings.Join(saw, "\n"))
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("timed out waiting for %s", what)
+}
+
+// asked reports whether a request to GitHub had a path that ends with
+// suffix.
+func (h *harness) asked(suffix string) bool {
+	for _, r := range h.gh.Requests() {
+		if strings.HasSuffix(r.Path, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// seen is what the harness sees: the check runs, the stored jobs and the
+// last requests to GitHub.
+func (h *harness) seen() string {
+	var b strings.Builder
+	for _, c := range h.gh.CheckRuns() {
+		fmt.Fprintf(&b, "run %d %s on %.7s: %s %s\n", c.ID, c.Name, c.HeadSHA, c.Status, c.Conclusion)
+	}
+	if h.srv != nil {
+		jobs, err := h.srv.store.Jobs()
+		fmt.Fprintf(&b, "%d stored jobs (%v)\n", len(jobs), err)
+		for _, j := range jobs {
+			fmt.Fprintf(&b, "job %s %s #%d %.7s\n", j.Delivery, j.State, j.PR, j.HeadSHA)
+		}
+	}
+	reqs := h.gh.Requests()
+	for _, r := range reqs[max(0, len(reqs)-10):] {
+		fmt.Fprintf(&b, "%s %s -> %d\n", r.Method, r.Path, r.Status)
+	}
+	return b.String()
 }
 
 // runsOf returns the check runs on sha by name (the last run of a name).

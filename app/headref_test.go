@@ -9,6 +9,7 @@ import (
 // TestJobKeepsTheHeadBranch: the release ledger applies to a pull request
 // from a release branch, so the job must carry the head branch's name.
 func TestJobKeepsTheHeadBranch(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(fixturesDir, "pull_request/synchronize.payload.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // TestMetricsExposition: /metrics keeps the App's metric names and adds
 // the go_* and process_* metrics operators expect (issue 11.7).
 func TestMetricsExposition(t *testing.T) {
+	t.Parallel()
 	m := newMetrics()
 	m.queue = func() (int, int) { return 2, 1 }
 	m.Delivery("pull_request", "accepted", 3*time.Millisecond)
@@ -61,6 +62,7 @@ func TestMetricsExposition(t *testing.T) {
 // TestMetricsTwoServers: two servers in one process (the tests start
 // many) each count their own deliveries.
 func TestMetricsTwoServers(t *testing.T) {
+	t.Parallel()
 	a, b := newMetrics(), newMetrics()
 	a.Delivery("ping", "ping", 0)
 	var sa, sb strings.Builder

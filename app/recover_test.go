@@ -11,6 +11,7 @@ import (
 // them in progress for good; the restart finds them on the head and
 // concludes them (seen in TestFloodThenKillRunsEachHeadOnce).
 func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.gh.SetPermission(testFull, "dev", "write")
 	h.addPull(6, h.repo.heads[2], false)
@@ -47,7 +48,7 @@ func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
 	}
 	v := &stubVerify{}
 	h.start(v.fn)
-	waitFor(t, "the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })
+	h.waitFor("the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })
 	for _, c := range h.gh.CheckRuns() {
 		if c.Status != "completed" {
 			t.Errorf("run %d %q is still %s", c.ID, c.Name, c.Status)

@@ -71,6 +71,7 @@ var formRE = regexp.MustCompile(`<form action="([^"]*)" method="post">\s*<input 
 // exchanges the code (POST /app-manifests/{code}/conversions) and writes
 // the App id, key and webhook secret 0600 where serve reads them.
 func TestRegisterManifestFlow(t *testing.T) {
+	t.Parallel()
 	gh := fakegithub.New(t)
 	key := testPEM(t)
 	gh.AddManifestCode("code123", fakegithub.ManifestApp{ID: 4242, Slug: "tv-test", Name: "tv-test", WebhookSecret: "whsec", PEM: key, HTMLURL: "https://github.example.org/apps/tv-test"})
@@ -177,6 +178,7 @@ func TestRegisterManifestFlow(t *testing.T) {
 // TestRegisterFailures: a bad code, an answer without a key, or old
 // credentials in the folder write nothing and leave the folder as it was.
 func TestRegisterFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		app      *fakegithub.ManifestApp // nil: the code is unknown
@@ -228,6 +230,7 @@ func TestRegisterFailures(t *testing.T) {
 // TestAppManifestFile: app.yml links to the README's App section, asks
 // for no write access to issues, and redirects to the callback path.
 func TestAppManifestFile(t *testing.T) {
+	t.Parallel()
 	text := string(templateverify.AppManifest)
 	if strings.Contains(text, "docs/app.md") || !strings.Contains(text, "#run-as-an-app") {
 		t.Errorf("app.yml does not link to the README's App section")

@@ -22,6 +22,7 @@ func openTestStore(t *testing.T, dir string) *Store {
 
 // Concurrent deliveries share commits, but each id is accepted once.
 func TestStoreAcceptsEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t, t.TempDir())
 	const senders = 64
 	var wg sync.WaitGroup
@@ -57,12 +58,14 @@ func TestStoreAcceptsEachDeliveryOnce(t *testing.T) {
 
 // A write that fails does not take the writes committed with it down.
 func TestStoreGroupSurvivesOneBadWrite(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t, t.TempDir())
 	bad := errors.New("bad write")
 	release := make(chan struct{})
+	held := make(chan struct{})
 	// Hold the committer so that the next writes queue up into one group.
-	go func() { _ = s.update(func(*bolt.Tx) error { <-release; return nil }) }()
-	time.Sleep(20 * time.Millisecond)
+	go func() { _ = s.update(func(*bolt.Tx) error { close(held); <-release; return nil }) }()
+	<-held
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
@@ -76,7 +79,8 @@ func TestStoreGroupSurvivesOneBadWrite(t *testing.T) {
 			errs[i] = s.Put(&Job{Delivery: fmt.Sprintf("g-%d", i)})
 		}(i)
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitUntil(t, 10*time.Second, "six writes queued behind the held one", func() bool { return len(s.writes) == len(errs) },
+		func() string { return fmt.Sprintf("%d queued", len(s.writes)) })
 	close(release)
 	wg.Wait()
 	for i, err := range errs {
@@ -97,6 +101,7 @@ func TestStoreGroupSurvivesOneBadWrite(t *testing.T) {
 // Close waits for the writes already sent; later writes get an error, and
 // what was written is there after reopening.
 func TestStoreCloseKeepsWrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := openStore(dir)
 	if err != nil {
@@ -128,6 +133,7 @@ func TestStoreCloseKeepsWrites(t *testing.T) {
 
 // Old delivery ids are forgotten, recent ones are kept.
 func TestStorePruneDeliveries(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t, t.TempDir())
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-deliveryTTL - time.Hour)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidSignature(t *testing.T) {
+	t.Parallel()
 	secret, body := []byte("s3cret"), []byte(`{"a":1}`)
 	good := Sign(secret, body)
 	tests := []struct {
@@ -35,6 +36,7 @@ func TestValidSignature(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
+	t.Parallel()
 	tests := map[string]bool{
 		"/template-verify":                       true,
 		"  /template-verify  ":                   true,
@@ -59,6 +61,7 @@ func TestParseCommand(t *testing.T) {
 // TestDecodeSharedFixtures decodes every shared payload as GitHub sends
 // it, with the event of its folder.
 func TestDecodeSharedFixtures(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{ // file -> "ok", "ignored" or "error"
 		"pull_request/opened.payload.json":                               "ok",
 		"pull_request/synchronize.payload.json":                          "ok",
@@ -102,6 +105,7 @@ func TestDecodeSharedFixtures(t *testing.T) {
 }
 
 func TestDecodeEdits(t *testing.T) {
+	t.Parallel()
 	h := &harness{t: t}
 	h.repo = fixtureRepo{base: strings.Repeat("b", 40)}
 	h.git = nil

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRequestsOfOneVerifiedPR records the REST requests of one verified
+// pull request with one check whose comment is new. The publishing
+// session makes the same six as the Action's (action's
+// TestRequestsOfOneVerifiedPR): two runs made in progress, completed,
+// the comment found and created. The App adds five of its own: the
+// installation token, the author's permission (the trust decision the
+// Action leaves to GitHub's fork rule), and its own check run (queued,
+// in progress, concluded), which shows the queue and carries the re-run
+// button.
+func TestRequestsOfOneVerifiedPR(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start((&stubVerify{}).fn)
+	h.addPull(2, h.repo.heads[0], false)
+	h.gh.SetPermission(testFull, "dev", "write")
+	h.send("pull_request", "r-1", h.pullPayload("synchronize", 2, h.repo.heads[0], false))
+	h.waitFor("the runs", func() bool { return h.allDone(h.repo.heads[0], 3) && h.idle() })
+	ids := regexp.MustCompile(`/\d+(/|$)`)
+	var got []string
+	for _, r := range h.gh.Requests()[h.base:] {
+		got = append(got, r.Method+" "+ids.ReplaceAllString(r.Path, "/N$1"))
+	}
+	want := []string{
+		"POST /app/installations/N/access_tokens",            // App: the installation token
+		"GET /repos/octo/hello/collaborators/dev/permission", // App: may the author's code run?
+		"POST /repos/octo/hello/check-runs",                  // App: its run, queued
+		"PATCH /repos/octo/hello/check-runs/N",               // App: its run, in progress
+		"POST /repos/octo/hello/check-runs",                  // session: render
+		"POST /repos/octo/hello/check-runs",                  // session: gate
+		"PATCH /repos/octo/hello/check-runs/N",               // session: render done
+		"PATCH /repos/octo/hello/check-runs/N",               // session: gate done
+		"GET /repos/octo/hello/issues/N/comments",            // session: find the comment
+		"POST /repos/octo/hello/issues/N/comments",           // session: create it
+		"PATCH /repos/octo/hello/check-runs/N",               // App: its run, concluded
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%d requests:\n%s\nwant %d:\n%s", len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+	}
+}
