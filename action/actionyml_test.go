@@ -21,6 +21,7 @@ var imageRE = regexp.MustCompile(`^docker://ghcr\.io/formula-code/template-verif
 // TestActionYAML keeps action.yml and the code in step: the same inputs
 // with the same defaults, the same outputs, and the Docker entry.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../action.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // requests with the real render check, against the fake GitHub. The other
 // checks have their own tests; the render check keeps this test short.
 func TestEndToEndExample(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the example repository and renders every template")
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseRealPayload(t *testing.T) {
+	t.Parallel()
 	ev, err := readEvent(fixtureEvent)
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +20,7 @@ func TestParseRealPayload(t *testing.T) {
 }
 
 func TestForkDetection(t *testing.T) {
+	t.Parallel()
 	sha := strings.Repeat("a", 40)
 	tests := []struct {
 		name string
@@ -46,6 +48,7 @@ func TestForkDetection(t *testing.T) {
 }
 
 func TestBadEventFiles(t *testing.T) {
+	t.Parallel()
 	sha := strings.Repeat("a", 40)
 	tests := []struct {
 		name string

@@ -28,6 +28,7 @@ func (h *harness) runCaught() (code int) {
 // stays in progress or concludes as GitHub counts passed (success,
 // neutral, skipped), and the gate fails with the reason.
 func TestActionFailsClosed(t *testing.T) {
+	t.Parallel()
 	brokenBase := func(t *testing.T) (string, string, string) {
 		r := gittest.New(t)
 		r.Write(map[string]string{".github/template-verify.yml": "version: [\n"})
@@ -84,6 +85,7 @@ func TestActionFailsClosed(t *testing.T) {
 // TestActionGateIgnoresTheHeadsConfig: the real verification of a head
 // whose config narrows the gate; the gate is read at the base.
 func TestActionGateIgnoresTheHeadsConfig(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{"README": "1\n"})
 	base := r.Commit("base")

@@ -79,6 +79,7 @@ func hostileReport() *report.Report {
 // and emits its annotations, then reads the log as the runner does: only
 // the Action's own commands may appear.
 func TestHostileLog(t *testing.T) {
+	t.Parallel()
 	rep := hostileReport()
 	for _, tc := range []struct {
 		name  string

@@ -10,6 +10,7 @@ import (
 )
 
 func TestReadInputs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		inputs  map[string]string
@@ -56,6 +57,7 @@ func TestReadInputs(t *testing.T) {
 }
 
 func TestFailsJob(t *testing.T) {
+	t.Parallel()
 	rs := []checks.Result{{Check: "render", Conclusion: checks.Success}, {Check: "pytest", Conclusion: checks.NotRun}}
 	if got := failsJob(rs, []checks.Conclusion{checks.Failure}); len(got) != 0 {
 		t.Errorf("failure only: %v", got)

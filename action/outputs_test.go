@@ -13,6 +13,7 @@ import (
 // report went to template-verify-report.json in the checkout, through a
 // committed link.
 func TestReportIsWrittenUnderRunnerTemp(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
@@ -48,6 +49,7 @@ func TestReportIsWrittenUnderRunnerTemp(t *testing.T) {
 // container does not see; GitHub mounts RUNNER_TEMP/_github_home as HOME.
 // The report goes to HOME, and the output names the runner's path.
 func TestReportPathInContainer(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	home := t.TempDir()
 	h.env["RUNNER_TEMP"] = "/home/runner/work/_temp"
@@ -67,6 +69,7 @@ func TestReportPathInContainer(t *testing.T) {
 // On a pull request from a fork the job summary says how to add the
 // workflow_run publisher, since without it a required gate never reports.
 func TestForkSummarySaysHowToPublish(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, func(pr map[string]any) {
 		pr["head"].(map[string]any)["repo"].(map[string]any)["full_name"] = "fork/hello"
 	}, restorePasses)
@@ -85,6 +88,7 @@ func TestForkSummarySaysHowToPublish(t *testing.T) {
 // The pull request's body reaches the verification (the description
 // check reads it); a merge queue entry has none.
 func TestDescriptionIsThePullRequestBody(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, func(pr map[string]any) { pr["body"] = "Fixes the restore step.\n\nTemplates: tests" }, restorePasses)
 	if code := h.run(); code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
@@ -97,6 +101,7 @@ func TestDescriptionIsThePullRequestBody(t *testing.T) {
 // A link in place of the report folder is not followed: the report is
 // not written, and the output is empty.
 func TestReportFolderLinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	elsewhere := t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(h.env["RUNNER_TEMP"], ReportDir)); err != nil {

@@ -79,6 +79,7 @@ func reportJSON(t *testing.T, head string, results ...checks.Result) []byte {
 // run's head commit and the comment on the pull request whose head it is,
 // found through the API (the event lists no pull request for a fork).
 func TestWorkflowRunPublishesForkReport(t *testing.T) {
+	t.Parallel()
 	h, head := publishHarness(t, func(head string) []byte { return reportJSON(t, head, renderFails, restorePasses) })
 	if code := h.run(); code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
@@ -112,6 +113,7 @@ func TestWorkflowRunPublishesForkReport(t *testing.T) {
 // What the fork controls (the artifact) decides neither where the
 // publisher writes nor whether the gate passes without results.
 func TestWorkflowRunRefusesBadArtifacts(t *testing.T) {
+	t.Parallel()
 	other := strings.Repeat("c", 40)
 	many := make([]checks.Result, MaxReportChecks+1)
 	for i := range many {
@@ -177,6 +179,7 @@ func TestWorkflowRunRefusesBadArtifacts(t *testing.T) {
 // A forged overall conclusion does not pass the gate: the publisher
 // computes it again from the results.
 func TestWorkflowRunRecomputesOverall(t *testing.T) {
+	t.Parallel()
 	h, _ := publishHarness(t, func(head string) []byte {
 		data := reportJSON(t, head, renderFails)
 		return []byte(strings.Replace(string(data), `"overall": "failure"`, `"overall": "success"`, 1))
@@ -198,6 +201,7 @@ func TestWorkflowRunRecomputesOverall(t *testing.T) {
 // pull request whose head moved on (a newer push, whose own run
 // publishes) gets nothing, and the job passes.
 func TestWorkflowRunNeedsThePullRequestOfTheCommit(t *testing.T) {
+	t.Parallel()
 	h, _ := publishHarness(t, func(head string) []byte { return reportJSON(t, head, restorePasses) })
 	h.srv.AddPull(repoFull, fakegithub.Pull{Number: forkPR, HeadSHA: strings.Repeat("e", 40), BaseRef: "main", HeadRepo: "fork/hello", Fork: true})
 	if code := h.run(); code != ExitPass {
@@ -212,6 +216,7 @@ func TestWorkflowRunNeedsThePullRequestOfTheCommit(t *testing.T) {
 // results that the check runs and the comment show. A change of the JSON
 // format that the publisher cannot read fails here.
 func TestParseReportRoundTrip(t *testing.T) {
+	t.Parallel()
 	head := strings.Repeat("a", 40)
 	rich := checks.Result{Check: "pytest", Conclusion: checks.Failure, Title: "1 of 24 scenarios differ", Summary: "One differs.",
 		Findings: []checks.Finding{{Path: "templates/test.sh", Line: 3, Level: checks.LevelFailure, Title: "Kept a file", Message: "x"}},
@@ -243,6 +248,7 @@ func TestParseReportRoundTrip(t *testing.T) {
 // The report input belongs to workflow_run, and workflow_run needs it: a
 // mix-up is a usage error that names the input, not a silent run.
 func TestReportInputAndEventMustMatch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, event, report, want string
 	}{

@@ -45,6 +45,7 @@ func setRunHeadRepo(t *testing.T, h *harness, full string) {
 // not count that as passed), a failing one still fails it. A run and a
 // pull request of the base repository keep the gate the report gives.
 func TestWorkflowRunForkReportCannotPassTheGate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		results  []checks.Result

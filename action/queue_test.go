@@ -41,6 +41,7 @@ func mergeGroupEvent(t *testing.T, base, head string) string {
 // and gate go on the queue's head commit, so a required gate reports and
 // the queue moves. Before: exit 2, no check run, the queue stalls.
 func TestMergeGroupPublishesGateOnQueueHead(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		results []checks.Result
@@ -82,6 +83,7 @@ func TestMergeGroupPublishesGateOnQueueHead(t *testing.T) {
 }
 
 func TestParseMergeGroup(t *testing.T) {
+	t.Parallel()
 	sha := strings.Repeat("a", 40)
 	for _, tc := range []struct{ name, body, err string }{
 		{"no merge_group", `{"repository":{"full_name":"o/r"}}`, "field merge_group is missing"},
@@ -109,6 +111,7 @@ func TestParseMergeGroup(t *testing.T) {
 // changes a template, and not on one that changes none, unless the
 // comment exists. Before: a comment on every pull request.
 func TestCommentModeOfTheAction(t *testing.T) {
+	t.Parallel()
 	noTemplate := func(h *harness) {
 		inner := h.verify
 		h.verify = func(ctx context.Context, o verify.Options) (*report.Report, error) {

@@ -34,6 +34,7 @@ func stubHarness(t *testing.T, edit func(pr map[string]any), results ...checks.R
 }
 
 func TestPublishesCheckRunsAndOneComment(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, renderFails, restorePasses)
 	if code := h.run(); code != ExitFail {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitFail, h.stdout.String())
@@ -99,6 +100,7 @@ func TestPublishesCheckRunsAndOneComment(t *testing.T) {
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestForkMakesNoWriteCall(t *testing.T) {
+	t.Parallel()
 	fork := func(pr map[string]any) { pr["head"].(map[string]any)["repo"].(map[string]any)["fork"] = true }
 	h := stubHarness(t, fork, renderFails, restorePasses)
 	if code := h.run(); code != ExitFail {
@@ -120,6 +122,7 @@ func TestForkMakesNoWriteCall(t *testing.T) {
 }
 
 func TestReadOnlyTokenFallsBack(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	h.srv.AddToken("ghs_test", fakegithub.Token{Login: CommentAuthor, ReadOnly: true})
 	if code := h.run(); code != ExitPass {
@@ -138,6 +141,7 @@ func TestReadOnlyTokenFallsBack(t *testing.T) {
 }
 
 func TestBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir, base, head := smallRepo(t)
 	good := event(t, base, head, nil)
 	write := func(body string) string {
@@ -184,6 +188,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 }
 
 func TestVerifyErrorCompletesRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		err        error
@@ -219,6 +224,7 @@ func TestVerifyErrorCompletesRuns(t *testing.T) {
 }
 
 func TestFailOnAndCommentInputs(t *testing.T) {
+	t.Parallel()
 	notRun := checks.Result{Check: "restore", Conclusion: checks.NotRun, Title: "no section"}
 	tests := []struct {
 		name     string
@@ -249,6 +255,7 @@ func TestFailOnAndCommentInputs(t *testing.T) {
 }
 
 func TestGateBranchesFromBaseConfig(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(map[string]string{".github/template-verify.yml": "version: 1\ngate:\n  branches: [develop]\n"})
 	base := r.Commit("base")
@@ -268,6 +275,7 @@ func TestGateBranchesFromBaseConfig(t *testing.T) {
 }
 
 func TestPublishErrorFailsJob(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	f := fakegithub.Unprocessable("Body is too long")
 	f.Method = "POST"
@@ -282,6 +290,7 @@ func TestPublishErrorFailsJob(t *testing.T) {
 }
 
 func TestRunnerFilesMissingOrBroken(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil, restorePasses)
 	h.env["GITHUB_STEP_SUMMARY"] = ""
 	h.env["GITHUB_OUTPUT"] = filepath.Join(t.TempDir(), "no", "such", "dir", "output")
@@ -295,6 +304,7 @@ func TestRunnerFilesMissingOrBroken(t *testing.T) {
 
 // A job cancelled during the verification still completes its check runs.
 func TestCancelledJobCompletesRuns(t *testing.T) {
+	t.Parallel()
 	h := stubHarness(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

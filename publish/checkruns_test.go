@@ -16,6 +16,7 @@ import (
 var mainGate = Gate{BaseRef: "main", Branches: config.Default().Gate.Branches}
 
 func TestPublishRequests(t *testing.T) {
+	t.Parallel()
 	e := setup(t, true)
 	rep := sampleReport()
 	out := e.publishAll(t, rep, CommentAlways)
@@ -71,6 +72,7 @@ func TestPublishRequests(t *testing.T) {
 }
 
 func TestAnnotationsFiftyARequest(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	fs := findings(120)
 	fs = append(fs, checks.Finding{Path: "templates/test.sh", Level: checks.LevelWarning, Message: "no line, so text only"})
@@ -113,6 +115,7 @@ func TestAnnotationsFiftyARequest(t *testing.T) {
 }
 
 func TestAnnotationLimitPerRun(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	e.target.MaxAnnotations = 60
 	rep := &report.Report{Results: []checks.Result{{Check: "render", Conclusion: checks.Failure, Findings: findings(70)}}}
@@ -127,6 +130,7 @@ func TestAnnotationLimitPerRun(t *testing.T) {
 }
 
 func TestUnstartedAndMissingChecks(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	ctx := context.Background()
 	runs, err := e.pub.Start(ctx, []string{"render", "pytest"})
@@ -158,6 +162,7 @@ func TestUnstartedAndMissingChecks(t *testing.T) {
 }
 
 func TestCompleteFallsBackToShortOutput(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	ctx := context.Background()
 	runs, err := e.pub.Start(ctx, []string{"render"})
@@ -182,6 +187,7 @@ func TestCompleteFallsBackToShortOutput(t *testing.T) {
 }
 
 func TestStartFailureCompletesWhatItMade(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	post := fakegithub.Unprocessable("head_sha is not a commit")
 	post.Method, post.Skip = "POST", 1
@@ -200,6 +206,7 @@ func TestStartFailureCompletesWhatItMade(t *testing.T) {
 }
 
 func TestAbort(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		gate     Gate
 		wantGate string

@@ -14,6 +14,7 @@ import (
 // Publishers of one pull request that write the comment at the same time
 // (two workers, two jobs) make one comment, not one each (issue 14.14).
 func TestCommentConcurrentWritersMakeOne(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	const writers = 8
 	pubs := make([]*publisher, writers)
@@ -51,6 +52,7 @@ func TestCommentConcurrentWritersMakeOne(t *testing.T) {
 // oldest is edited and the others are deleted; other people's comments
 // stay.
 func TestCommentKeepsOldestDeletesOtherCopies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		copies int

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCommentCreatedThenEdited(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	ctx := context.Background()
 	first, err := e.pub.Comment(ctx, report.Marker+"\nfirst run")
@@ -39,6 +40,7 @@ func TestCommentCreatedThenEdited(t *testing.T) {
 }
 
 func TestCommentFoundOnPageTwo(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	for i := range 150 {
 		e.srv.AddComment(full, prNum, "reviewer", fmt.Sprintf("comment %d", i))
@@ -69,6 +71,7 @@ func TestCommentFoundOnPageTwo(t *testing.T) {
 }
 
 func TestCommentAuthorFromToken(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	e.pub.author = ""
 	if _, err := e.pub.Comment(context.Background(), "body"); err != nil {
@@ -84,6 +87,7 @@ func TestCommentAuthorFromToken(t *testing.T) {
 }
 
 func TestCommentBodyLimit(t *testing.T) {
+	t.Parallel()
 	head := report.Marker + "\n"
 	fill := func(n int, r string) string { return head + strings.Repeat(r, n-utf8.RuneCountInString(head)) }
 	tests := []struct {
@@ -120,6 +124,7 @@ func TestCommentBodyLimit(t *testing.T) {
 }
 
 func TestCommentKeepsFencesAndTables(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(report.Marker + "\n## Verification\n\n| Check | Result |\n| --- | --- |\n")
 	for i := range 3000 {

@@ -14,6 +14,7 @@ import (
 // report, edits the one that exists in every mode but off, and never
 // touches another author's comment.
 func TestCommentFor(t *testing.T) {
+	t.Parallel()
 	passing := func(templates bool) *report.Report {
 		rs := []checks.Result{{Check: "render", Conclusion: checks.Success}}
 		rep := &report.Report{Results: rs, Overall: checks.Overall(rs)}
@@ -77,6 +78,7 @@ func TestCommentFor(t *testing.T) {
 }
 
 func TestParseCommentMode(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want CommentMode
@@ -95,6 +97,7 @@ func TestParseCommentMode(t *testing.T) {
 // ours: it is neither edited nor deleted. Two copies of ours: the oldest
 // is kept and edited, the other deleted.
 func TestCommentIgnoresQuotesOfTheMarker(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	quote := "Another bot quotes a comment:\n> " + report.Marker + "\n> old report"
 	q := e.srv.AddComment(full, prNum, fakegithub.DefaultLogin, quote)

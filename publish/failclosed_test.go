@@ -11,6 +11,7 @@ import (
 )
 
 func TestUnknownPolicyGateFailsClosed(t *testing.T) {
+	t.Parallel()
 	unread := errors.New("configuration at 0123: line 3: unknown key")
 	for _, tc := range []struct {
 		name    string
@@ -32,6 +33,7 @@ func TestUnknownPolicyGateFailsClosed(t *testing.T) {
 }
 
 func TestAbortWithUnknownPolicyFailsTheGate(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	ctx := context.Background()
 	runs, err := e.pub.Start(ctx, []string{"render"})
@@ -49,6 +51,7 @@ func TestAbortWithUnknownPolicyFailsTheGate(t *testing.T) {
 }
 
 func TestStartFailureNeverReadsAsPassed(t *testing.T) {
+	t.Parallel()
 	e := setup(t, false)
 	post := fakegithub.Unprocessable("head_sha is not a commit")
 	post.Method, post.Skip = "POST", 1
