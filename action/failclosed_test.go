@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
@@ -97,7 +98,7 @@ func TestActionGateIgnoresTheHeadsConfig(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitUsage, h.stdout.String())
 	}
 	runs := h.srv.CheckRuns()
-	if g := runs[len(runs)-1]; g.Name != publish.RunName(publish.GateCheck) || g.Conclusion != "failure" || !strings.Contains(g.Summary, "foo") {
+	if g := runs[len(runs)-1]; g.Name != publish.RunName(checks.GateCheck) || g.Conclusion != "failure" || !strings.Contains(g.Summary, "foo") {
 		t.Errorf("gate %s %s %q, want failure naming the unknown key", g.Name, g.Conclusion, g.Summary)
 	}
 }

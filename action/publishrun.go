@@ -69,8 +69,8 @@ func parseReport(data []byte) (*report.Report, error) {
 	}
 	seen := map[string]bool{}
 	for _, r := range a.Results {
-		if !checkNameRE.MatchString(r.Check) || r.Check == publish.GateCheck || seen[r.Check] {
-			return nil, fmt.Errorf("the report has a result with the check name %q: want a unique lower-case name that is not %s", r.Check, publish.GateCheck)
+		if !checkNameRE.MatchString(r.Check) || r.Check == checks.GateCheck || seen[r.Check] {
+			return nil, fmt.Errorf("the report has a result with the check name %q: want a unique lower-case name that is not %s", r.Check, checks.GateCheck)
 		}
 		seen[r.Check] = true
 	}
@@ -129,7 +129,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 			CommentAuthor: CommentAuthor, DetailsURL: r.detailsURL(), Clock: r.o.Clock, Log: r.log,
 		},
 		Verify:      func(context.Context) (*report.Report, error) { return r.readReport(wr) },
-		Gate:        func(ctx context.Context) publish.Gate { return r.publisherGate(ctx, pr) },
+		Gate:        func(ctx context.Context) checks.Gate { return r.publisherGate(ctx, pr) },
 		CommentMode: r.in.CommentMode,
 		ServerURL:   r.o.Getenv("GITHUB_SERVER_URL"),
 		FailTitle:   "No report to publish",
@@ -222,8 +222,8 @@ func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr workfl
 // publisherGate reads the gated branches at the pull request's base
 // commit when the workspace is a checkout of the base repository (never
 // of the pull request); otherwise the gate applies to every branch.
-func (r *runner) publisherGate(ctx context.Context, pr *github.PullRequest) publish.Gate {
-	g := publish.Gate{BaseRef: pr.GetBase().GetRef()}
+func (r *runner) publisherGate(ctx context.Context, pr *github.PullRequest) checks.Gate {
+	g := checks.Gate{BaseRef: pr.GetBase().GetRef()}
 	base := pr.GetBase().GetSHA()
 	if err := checkWorkspace(ctx, r.workspace); err != nil || base == "" {
 		g.PolicyErr = errors.New("the publisher has no checkout of the base repository to read the gated branches from")

@@ -166,7 +166,7 @@ func TestWorkflowRunRefusesBadArtifacts(t *testing.T) {
 				t.Errorf("log does not say %q:\n%s", tc.err, h.stdout.String())
 			}
 			runs := h.srv.CheckRuns()
-			if len(runs) != 1 || runs[0].Name != publish.RunName(publish.GateCheck) || runs[0].Conclusion != "failure" || runs[0].HeadSHA != head {
+			if len(runs) != 1 || runs[0].Name != publish.RunName(checks.GateCheck) || runs[0].Conclusion != "failure" || runs[0].HeadSHA != head {
 				t.Errorf("runs %+v, want one failed gate on %s", runs, head)
 			}
 			if n := len(h.srv.Comments(repoFull, forkPR)); n != 0 {
@@ -188,7 +188,7 @@ func TestWorkflowRunRecomputesOverall(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
 	}
 	for _, r := range h.srv.CheckRuns() {
-		if r.Name == publish.RunName(publish.GateCheck) && r.Conclusion != "failure" {
+		if r.Name == publish.RunName(checks.GateCheck) && r.Conclusion != "failure" {
 			t.Errorf("gate %s, want failure", r.Conclusion)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
-	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -19,7 +19,7 @@ const forkReportNote = "These results were reported by the pull request's own jo
 
 // forkGate is the gate of a fork's report that passes: action_required,
 // which blocks the merge (GitHub counts neutral and skipped as passed).
-var forkGate = &publish.Untrusted{
+var forkGate = &checks.Untrusted{
 	Title: "A fork's own report cannot pass the gate",
 	Summary: forkReportNote + "\n\n" +
 		"A failing report fails the gate, but a passing one cannot pass it. To get a verdict that can, a maintainer reads the change first, then either " +

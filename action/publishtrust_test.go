@@ -77,7 +77,7 @@ func TestWorkflowRunForkReportCannotPassTheGate(t *testing.T) {
 				t.Fatalf("%d check runs, want %d", len(runs), len(tc.results)+1)
 			}
 			for _, r := range runs {
-				if r.Name == publish.RunName(publish.GateCheck) {
+				if r.Name == publish.RunName(checks.GateCheck) {
 					if r.Conclusion != tc.gate {
 						t.Errorf("gate %s (%q), want %s", r.Conclusion, r.Title, tc.gate)
 					}

@@ -68,7 +68,7 @@ func TestMergeGroupPublishesGateOnQueueHead(t *testing.T) {
 				if r.HeadSHA != head || r.Status != "completed" {
 					t.Errorf("%s: %s on %s, want completed on the queue's head %s", r.Name, r.Status, r.HeadSHA, head)
 				}
-				if r.Name == publish.RunName(publish.GateCheck) {
+				if r.Name == publish.RunName(checks.GateCheck) {
 					gate = r.Conclusion
 				}
 			}

@@ -318,12 +318,12 @@ func (r *runner) detailsURL() string {
 // the pull request cannot change (not at the base input, which the
 // workflow file of the pull request sets), through verify.GatePolicy as
 // the App does. When they cannot be read, the gate applies.
-func (r *runner) gate(ctx context.Context) publish.Gate {
+func (r *runner) gate(ctx context.Context) checks.Gate {
 	pol := verify.GatePolicy(ctx, r.workspace, r.ev.BaseSHA, r.in.Config)
 	if pol.Err != nil {
 		r.gha.Warningf("The gate applies to every branch: %s", pol.Err)
 	}
-	return publish.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+	return checks.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 }
 
 // verifyFailed reports a verification that did not finish (the session

@@ -206,10 +206,10 @@ func TestVerifyErrorCompletesRuns(t *testing.T) {
 			}
 			for _, r := range h.srv.CheckRuns() {
 				want := tc.conclusion
-				if r.Name == publish.RunName(publish.GateCheck) {
+				if r.Name == publish.RunName(checks.GateCheck) {
 					want = "failure"
 				}
-				if r.Status != "completed" || r.Conclusion != want || !strings.Contains(r.Summary, tc.err.Error()) && r.Name != publish.RunName(publish.GateCheck) {
+				if r.Status != "completed" || r.Conclusion != want || !strings.Contains(r.Summary, tc.err.Error()) && r.Name != publish.RunName(checks.GateCheck) {
 					t.Errorf("%s: %s/%s %q", r.Name, r.Status, r.Conclusion, r.Summary)
 				}
 			}
@@ -268,7 +268,7 @@ func TestGateBranchesFromBaseConfig(t *testing.T) {
 		h.verify = stubReport(renderFails)
 		h.run()
 		runs := h.srv.CheckRuns()
-		if g := runs[len(runs)-1]; g.Name != publish.RunName(publish.GateCheck) || g.Conclusion != tc.want {
+		if g := runs[len(runs)-1]; g.Name != publish.RunName(checks.GateCheck) || g.Conclusion != tc.want {
 			t.Errorf("base %s: gate %s %s, want %s (%s)", tc.baseRef, g.Name, g.Conclusion, tc.want, g.Summary)
 		}
 	}

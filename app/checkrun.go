@@ -8,7 +8,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/formula-code/template-verify/internal/githubapi"
-	"github.com/formula-code/template-verify/publish"
+	"github.com/formula-code/template-verify/internal/markdown"
+	"github.com/formula-code/template-verify/report"
 )
 
 // RunName is the name of the App's own check run. It is made when a
@@ -23,7 +24,7 @@ var rerunAction = []*github.CheckRunAction{{
 }}
 
 func output(title, summary string) *github.CheckRunOutput {
-	return &github.CheckRunOutput{Title: ptr(publish.CutChars(title, publish.MaxTitleChars)), Summary: ptr(publish.CutBytes(summary, publish.MaxOutputBytes, ""))}
+	return &github.CheckRunOutput{Title: ptr(markdown.CutChars(title, report.MaxTitleChars)), Summary: ptr(markdown.CutBytes(summary, report.MaxOutputBytes, ""))}
 }
 
 // createQueued makes the App's check run as queued.

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	templateverify "github.com/formula-code/template-verify"
+
 	"github.com/formula-code/template-verify/internal/fakegithub"
 )
 

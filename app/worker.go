@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
@@ -134,9 +135,9 @@ func (s *Server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *
 			CommentAuthor: s.bot, Clock: s.cfg.Clock, Log: log,
 		},
 		Checks: s.checks,
-		Gate: func(ctx context.Context) publish.Gate {
+		Gate: func(ctx context.Context) checks.Gate {
 			pol := verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "")
-			return publish.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+			return checks.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
 		},
 		CommentMode: commentMode(j),
 		ServerURL:   webOrigin(j.CloneURL),
@@ -227,14 +228,14 @@ func (s *Server) conclude(ctx context.Context, in *githubapi.Installation, j *Jo
 	}
 	// The App's run never reads as passed when the gate fails: a check
 	// that did not run is neutral, which GitHub counts as passed.
-	concl := publish.ConclusionOf(out.Report.Overall)
-	if out.Gate.Conclusion == "failure" {
+	concl := out.Report.Overall.CheckRun()
+	if out.Gate.Verdict.Conclusion == checks.GateFailed {
 		concl = "failure"
 	}
 	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+out.Gate.Title, summary); err != nil {
 		log.Warn("conclude the check run", "error", err)
 	}
-	log.Info("verification finished", "conclusion", concl, "gate", out.Gate.Conclusion)
+	log.Info("verification finished", "conclusion", concl, "gate", out.Gate.Verdict.Conclusion)
 }
 
 // commentMode is when the App comments: publish.DefaultCommentMode (only

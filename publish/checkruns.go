@@ -15,6 +15,13 @@ import (
 // RunName is the check-run name of a check: "template-verify / render".
 func RunName(check string) string { return "template-verify / " + check }
 
+// GateResult is the gate a session sent: the verdict and the title of its
+// check run.
+type GateResult struct {
+	Verdict checks.GateVerdict
+	Title   string
+}
+
 // RunInfo is one published check run.
 type RunInfo struct {
 	Check      string
@@ -32,7 +39,7 @@ type Runs struct {
 	urls  map[string]string
 	done  map[string]string // check -> conclusion sent
 	// gateDone is the gate Complete sent.
-	gateDone GateOutcome
+	gateDone GateResult
 }
 
 // Start creates one check run per check, and the gate, on the head commit
@@ -41,7 +48,7 @@ type Runs struct {
 // passed) and returns the error.
 func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 	r := &Runs{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
-	for _, n := range append(slices.Clone(names), GateCheck) {
+	for _, n := range append(slices.Clone(names), checks.GateCheck) {
 		if _, dup := r.ids[n]; dup || n == "" {
 			continue
 		}
@@ -51,14 +58,12 @@ func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 			DetailsURL: p.detailsURL(),
 			Status:     ptr("in_progress"),
 			StartedAt:  &github.Timestamp{Time: p.clock.Now()},
-			Output: &github.CheckRunOutput{
-				Title:   ptr("The check is running"),
-				Summary: ptr(fmt.Sprintf("template-verify runs the %s check on %s.", n, code(short(p.headSHA)))),
-			},
+			Output:     runOutput(report.Running(n, p.headSHA), nil),
 		})
 		if err != nil {
 			err = fmt.Errorf("create the check run %q: %w", RunName(n), err)
-			if aerr := r.Abort(ctx, "failure", "Publishing stopped", "template-verify could not create all its check runs: "+prose(err.Error()), Gate{}); aerr != nil {
+			stopped := report.PublishStopped(err)
+			if aerr := r.Abort(ctx, "failure", stopped.Title, stopped.Summary, checks.Gate{}); aerr != nil {
 				err = errors.Join(err, aerr)
 			}
 			return nil, err
@@ -76,31 +81,31 @@ func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 // run; a run with no result in the report completes as neutral. The gate
 // completes last. Every run is completed even when some fail; the error
 // joins what failed.
-func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate Gate) ([]RunInfo, error) {
+func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate checks.Gate) ([]RunInfo, error) {
 	var errs []error
 	results := slices.Clone(rep.Results)
 	seen := map[string]bool{}
 	for _, res := range rep.Results {
 		seen[res.Check] = true
-		out := OutputOf(res, rep.Command, r.p.maxAnn)
-		if err := r.complete(ctx, res.Check, ConclusionOf(res.Conclusion), out); err != nil {
+		out := report.CheckRun(res, rep.Command, r.p.maxAnn)
+		if err := r.complete(ctx, res.Check, res.Conclusion.CheckRun(), out); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, n := range r.order {
-		if n == GateCheck || seen[n] {
+		if n == checks.GateCheck || seen[n] {
 			continue
 		}
-		res := checks.Result{Check: n, Conclusion: checks.NotRun, Title: "The check gave no result",
-			Summary: fmt.Sprintf("The verification gave no result for the %s check, so it did not run.", n)}
+		res := report.NoResult(n)
 		results = append(results, res)
-		if err := r.complete(ctx, n, ConclusionOf(res.Conclusion), OutputOf(res, rep.Command, r.p.maxAnn)); err != nil {
+		if err := r.complete(ctx, n, res.Conclusion.CheckRun(), report.CheckRun(res, rep.Command, r.p.maxAnn)); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	g := GateOf(results, gate)
-	r.gateDone = g
-	if err := r.complete(ctx, GateCheck, g.Conclusion, Output{Title: g.Title, Summary: g.Summary}); err != nil {
+	v := checks.GateOf(results, gate)
+	out := report.GateRun(v)
+	r.gateDone = GateResult{Verdict: v, Title: out.Title}
+	if err := r.complete(ctx, checks.GateCheck, string(v.Conclusion), out); err != nil {
 		errs = append(errs, err)
 	}
 	return r.Infos(), errors.Join(errs...)
@@ -111,20 +116,20 @@ func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate Gate) ([]R
 // that says what failed, the gate with failure and the same summary when
 // it applies (always when its policy is unknown), else skipped. Callers
 // never pass neutral or success: GitHub counts those as passed.
-func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gate Gate) error {
+func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gate checks.Gate) error {
 	var errs []error
 	for _, n := range r.order {
 		if _, ok := r.done[n]; ok {
 			continue
 		}
 		c := conclusion
-		if n == GateCheck {
+		if n == checks.GateCheck {
 			c = "failure"
 			if !gate.Applies() {
 				c = "skipped"
 			}
 		}
-		if err := r.complete(ctx, n, c, Output{Title: CutChars(title, MaxTitleChars), Summary: CutBytes(summary, MaxOutputBytes, "")}); err != nil {
+		if err := r.complete(ctx, n, c, report.Aborted(title, summary)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -144,17 +149,13 @@ func (r *Runs) Infos() []RunInfo {
 // rest of its annotations. When GitHub refuses the output, it tries once
 // more with a short output that says why, so the run never stays
 // in_progress.
-func (r *Runs) complete(ctx context.Context, check, conclusion string, out Output) error {
-	batches := chunks(out.Annotations, AnnotationsPerRequest)
-	first := r.output(out, batches[0])
+func (r *Runs) complete(ctx context.Context, check, conclusion string, out report.RunOutput) error {
+	batches := chunks(out.Annotations, report.AnnotationsPerRequest)
+	first := runOutput(out, batches[0])
 	err := r.send(ctx, check, conclusion, first)
 	if err != nil {
 		err = fmt.Errorf("complete the check run %q: %w", RunName(check), err)
-		short := &github.CheckRunOutput{
-			Title:   ptr(CutChars(out.Title, MaxTitleChars)),
-			Summary: ptr(CutBytes("GitHub did not take the full output of this check run. The pull-request comment and the job log show the report. The error: "+prose(err.Error()), 4096, ellipsis)),
-		}
-		if err2 := r.send(ctx, check, conclusion, short); err2 != nil {
+		if err2 := r.send(ctx, check, conclusion, runOutput(report.Refused(out.Title, err), nil)); err2 != nil {
 			return errors.Join(err, fmt.Errorf("complete the check run %q with a short output: %w", RunName(check), err2))
 		}
 		return err
@@ -162,9 +163,9 @@ func (r *Runs) complete(ctx context.Context, check, conclusion string, out Outpu
 	for i, b := range batches[1:] {
 		if _, _, err := r.p.client.Checks.UpdateCheckRun(ctx, r.p.owner, r.p.repo, r.ids[check], github.UpdateCheckRunOptions{
 			Name:   RunName(check),
-			Output: r.output(out, b),
+			Output: runOutput(out, b),
 		}); err != nil {
-			return fmt.Errorf("add annotations %d to %d to the check run %q: %w", (i+1)*AnnotationsPerRequest+1, (i+1)*AnnotationsPerRequest+len(b), RunName(check), err)
+			return fmt.Errorf("add annotations %d to %d to the check run %q: %w", (i+1)*report.AnnotationsPerRequest+1, (i+1)*report.AnnotationsPerRequest+len(b), RunName(check), err)
 		}
 	}
 	return nil
@@ -199,10 +200,10 @@ func (r *Runs) send(ctx context.Context, check, conclusion string, out *github.C
 	return nil
 }
 
-// output is the output of one request: title, summary and text every
+// runOutput is the output of one request: title, summary and text every
 // time (GitHub needs the title and summary), with one batch of
 // annotations.
-func (r *Runs) output(out Output, batch []Annotation) *github.CheckRunOutput {
+func runOutput(out report.RunOutput, batch []report.Annotation) *github.CheckRunOutput {
 	o := &github.CheckRunOutput{Title: ptr(out.Title), Summary: ptr(out.Summary)}
 	if out.Text != "" {
 		o.Text = ptr(out.Text)
@@ -227,11 +228,11 @@ func (r *Runs) output(out Output, batch []Annotation) *github.CheckRunOutput {
 }
 
 // chunks splits as into batches of n; no annotations is one empty batch.
-func chunks(as []Annotation, n int) [][]Annotation {
+func chunks(as []report.Annotation, n int) [][]report.Annotation {
 	if len(as) == 0 {
-		return [][]Annotation{nil}
+		return [][]report.Annotation{nil}
 	}
-	var out [][]Annotation
+	var out [][]report.Annotation
 	for len(as) > n {
 		out = append(out, as[:n])
 		as = as[n:]
@@ -244,11 +245,4 @@ func (p *publisher) detailsURL() *string {
 		return nil
 	}
 	return ptr(p.details)
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

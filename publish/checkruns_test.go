@@ -13,7 +13,7 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
-var mainGate = Gate{BaseRef: "main", Branches: config.Default().Gate.Branches}
+var mainGate = checks.Gate{BaseRef: "main", Branches: config.Default().Gate.Branches}
 
 func TestPublishRequests(t *testing.T) {
 	t.Parallel()
@@ -54,7 +54,7 @@ func TestPublishRequests(t *testing.T) {
 	if n := len(e.srv.CheckRuns()[0].Annotations); n != 1 {
 		t.Errorf("render has %d annotations, want 1", n)
 	}
-	if len(out.Runs) != 4 || out.Runs[3].Check != GateCheck || out.Runs[3].Conclusion != "failure" {
+	if len(out.Runs) != 4 || out.Runs[3].Check != checks.GateCheck || out.Runs[3].Conclusion != "failure" {
 		t.Errorf("runs %+v", out.Runs)
 	}
 	if !out.Comment.Created || out.Comment.URL == "" {
@@ -210,7 +210,7 @@ func TestAbort(t *testing.T) {
 	for _, tc := range []struct {
 		gate     Gate
 		wantGate string
-	}{{mainGate, "failure"}, {Gate{BaseRef: "feature", Branches: mainGate.Branches}, "skipped"}} {
+	}{{mainGate, "failure"}, {checks.Gate{BaseRef: "feature", Branches: mainGate.Branches}, "skipped"}} {
 		e := setup(t, false)
 		ctx := context.Background()
 		runs, err := e.pub.Start(ctx, []string{"render", "restore"})
@@ -222,10 +222,10 @@ func TestAbort(t *testing.T) {
 		}
 		for _, r := range e.srv.CheckRuns() {
 			want := "failure"
-			if r.Name == RunName(GateCheck) {
+			if r.Name == RunName(checks.GateCheck) {
 				want = tc.wantGate
 			}
-			if r.Status != "completed" || r.Conclusion != want || !strings.Contains(r.Summary, "unknown key") && r.Name != RunName(GateCheck) {
+			if r.Status != "completed" || r.Conclusion != want || !strings.Contains(r.Summary, "unknown key") && r.Name != RunName(checks.GateCheck) {
 				t.Errorf("%s: %s/%s %q", r.Name, r.Status, r.Conclusion, r.Summary)
 			}
 		}

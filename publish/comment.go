@@ -20,17 +20,6 @@ type CommentResult struct {
 	Created bool // false: an earlier comment was edited
 }
 
-// CommentBody makes body fit for the comment: it starts with the hidden
-// marker, and it is at most MaxCommentChars characters, cut without
-// breaking a code fence or a table, with a note that says what was cut.
-func CommentBody(body string) string {
-	if !strings.Contains(body, report.Marker) {
-		body = report.Marker + "\n" + body
-	}
-	body, _ = cutMarkdown(body, MaxCommentChars, inChars)
-	return body
-}
-
 // commentLocks serialises the find-or-create of the comment per pull
 // request in this process, so that two jobs of one pull request (two
 // workers) cannot both find no comment and both create one.
@@ -85,7 +74,7 @@ func (p *publisher) comment(ctx context.Context, body string, create bool) (Comm
 	if p.pr <= 0 {
 		return CommentResult{}, false, errors.New("publish the comment: no pull request number")
 	}
-	body = CommentBody(body)
+	body = report.CommentBody(body)
 	defer commentLocks.lock(strings.ToLower(p.owner+"/"+p.repo) + "#" + strconv.Itoa(p.pr))()
 	ours, err := p.findComments(ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
+	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -95,17 +96,17 @@ func TestCommentBodyLimit(t *testing.T) {
 		body string
 		cut  bool
 	}{
-		{"ASCII at 65,536 characters", fill(MaxCommentChars, "a"), false},
-		{"ASCII at 65,537 characters", fill(MaxCommentChars+1, "a"), true},
-		{"3-byte runes at 65,536 characters", fill(MaxCommentChars, "€"), false},
-		{"3-byte runes at 65,537 characters", fill(MaxCommentChars+1, "€"), true},
-		{"4-byte runes over", fill(MaxCommentChars+500, "😀"), true},
+		{"ASCII at 65,536 characters", fill(report.MaxCommentChars, "a"), false},
+		{"ASCII at 65,537 characters", fill(report.MaxCommentChars+1, "a"), true},
+		{"3-byte runes at 65,536 characters", fill(report.MaxCommentChars, "€"), false},
+		{"3-byte runes at 65,537 characters", fill(report.MaxCommentChars+1, "€"), true},
+		{"4-byte runes over", fill(report.MaxCommentChars+500, "😀"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := CommentBody(tc.body)
+			got := report.CommentBody(tc.body)
 			n := utf8.RuneCountInString(got)
-			if n > MaxCommentChars || !utf8.ValidString(got) {
+			if n > report.MaxCommentChars || !utf8.ValidString(got) {
 				t.Fatalf("%d characters, valid UTF-8 %v", n, utf8.ValidString(got))
 			}
 			if cut := got != tc.body; cut != tc.cut {
@@ -135,8 +136,8 @@ func TestCommentKeepsFencesAndTables(t *testing.T) {
 		fmt.Fprintf(&b, "+ line %d with ünïcödé\n", i)
 	}
 	b.WriteString("```\n\n</details>\n")
-	got := CommentBody(b.String())
-	if utf8.RuneCountInString(got) > MaxCommentChars {
+	got := report.CommentBody(b.String())
+	if utf8.RuneCountInString(got) > report.MaxCommentChars {
 		t.Fatal("over the limit")
 	}
 	checkMarkdown(t, got)
@@ -146,20 +147,20 @@ func TestCommentKeepsFencesAndTables(t *testing.T) {
 // table without its delimiter row.
 func checkMarkdown(t *testing.T, md string) {
 	t.Helper()
-	var st mdState
+	var st markdown.State
 	lines := strings.Split(md, "\n")
 	for i, l := range lines {
-		st.line(l)
-		if st.fenceLen == 0 && st.tableLines == 1 {
+		st.Line(l)
+		if !st.InFence() && st.TableLines() == 1 {
 			if i+1 >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "| ---") {
 				t.Errorf("line %d: a table header without its delimiter row", i+1)
 			}
 		}
 	}
-	if st.fenceLen > 0 {
+	if st.InFence() {
 		t.Error("a code fence is left open")
 	}
-	if st.details > 0 {
-		t.Errorf("%d <details> left open", st.details)
+	if n := st.OpenDetails(); n > 0 {
+		t.Errorf("%d <details> left open", n)
 	}
 }

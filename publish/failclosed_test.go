@@ -10,28 +10,6 @@ import (
 	"github.com/formula-code/template-verify/internal/fakegithub"
 )
 
-func TestUnknownPolicyGateFailsClosed(t *testing.T) {
-	t.Parallel()
-	unread := errors.New("configuration at 0123: line 3: unknown key")
-	for _, tc := range []struct {
-		name    string
-		gate    Gate
-		results []checks.Result
-		want    string
-	}{
-		{"unknown policy, failure, no branch", Gate{PolicyErr: unread}, []checks.Result{{Check: "render", Conclusion: checks.Failure}}, "failure"},
-		{"unknown policy, branch not listed", Gate{BaseRef: "feature", Branches: []string{"main"}, PolicyErr: unread}, []checks.Result{{Check: "render", Conclusion: checks.NotRun}}, "failure"},
-		{"unknown policy, all passed", Gate{BaseRef: "feature", PolicyErr: unread}, []checks.Result{{Check: "render", Conclusion: checks.Success}}, "success"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := GateOf(tc.results, tc.gate)
-			if g.Conclusion != tc.want || !strings.Contains(g.Summary, "unknown key") {
-				t.Fatalf("gate %+v, want %s naming the reason", g, tc.want)
-			}
-		})
-	}
-}
-
 func TestAbortWithUnknownPolicyFailsTheGate(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
@@ -40,7 +18,7 @@ func TestAbortWithUnknownPolicyFailsTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := runs.Abort(ctx, "failure", "The verification stopped", "clone failed: exit 128", Gate{BaseRef: "main", PolicyErr: errors.New("no clone")}); err != nil {
+	if err := runs.Abort(ctx, "failure", "The verification stopped", "clone failed: exit 128", checks.Gate{BaseRef: "main", PolicyErr: errors.New("no clone")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range e.srv.CheckRuns() {

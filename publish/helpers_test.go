@@ -80,7 +80,7 @@ func (e *env) session(rep *report.Report, err error, mode CommentMode) *Session 
 	return &Session{
 		Target: e.target, Mode: ModeWrite, Checks: names, CommentMode: mode,
 		Verify: func(context.Context) (*report.Report, error) { return rep, err },
-		Gate:   func(context.Context) Gate { return mainGate },
+		Gate:   func(context.Context) checks.Gate { return mainGate },
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
@@ -67,7 +68,7 @@ type Session struct {
 	// Gate reads the gate's policy at the base commit, which the pull
 	// request cannot change (verify.GatePolicy). It is called once,
 	// after Verify. Nil, or a policy error: the gate applies.
-	Gate func(ctx context.Context) Gate
+	Gate func(ctx context.Context) checks.Gate
 	// CommentMode says when the comment is published; the zero value is
 	// CommentOff.
 	CommentMode CommentMode
@@ -79,15 +80,15 @@ type Session struct {
 	// finish" and "template-verify could not verify the pull request: ".
 	FailTitle, FailSummary string
 	// Untrusted marks a report that the pull request's own job made: the
-	// gate cannot pass from it (see Gate.Untrusted), the runs show
+	// gate cannot pass from it (see checks.Gate.Untrusted), the runs show
 	// Mark(report), and the comment gets Banner under its headline.
-	Untrusted *Untrusted
+	Untrusted *checks.Untrusted
 	Mark      func(*report.Report) *report.Report
 	Banner    string
 
 	pub     *publisher
 	runs    *Runs
-	gate    *Gate
+	gate    *checks.Gate
 	started bool
 }
 
@@ -102,7 +103,7 @@ type Outcome struct {
 	// Err is the error of Verify.
 	Err     error
 	Runs    []RunInfo
-	Gate    GateOutcome // zero when the runs were not completed from a report
+	Gate    GateResult // zero when the runs were not completed from a report
 	Comment CommentResult
 	// Commented is true when a comment was created or edited.
 	Commented bool
@@ -269,7 +270,7 @@ func (s *Session) Abort(ctx context.Context, conclusion, title, summary string) 
 		}
 		s.runs = runs
 	}
-	return s.runs.Abort(ctx, conclusion, CutChars(title, MaxTitleChars), summary, s.gateOf(ctx))
+	return s.runs.Abort(ctx, conclusion, title, summary, s.gateOf(ctx))
 }
 
 // comment publishes the comment of rep under CommentMode.
@@ -307,9 +308,9 @@ func withBanner(body, banner string) string {
 }
 
 // gateOf reads the gate's policy once.
-func (s *Session) gateOf(ctx context.Context) Gate {
+func (s *Session) gateOf(ctx context.Context) checks.Gate {
 	if s.gate == nil {
-		g := Gate{PolicyErr: errors.New("the gate's policy was not read")}
+		g := checks.Gate{PolicyErr: errors.New("the gate's policy was not read")}
 		if s.Gate != nil {
 			g = s.Gate(ctx)
 		}

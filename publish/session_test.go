@@ -92,14 +92,14 @@ func TestSessionGatePolicy(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
 	s := e.session(sampleReport(), nil, CommentOff)
-	s.Gate = func(context.Context) Gate { return Gate{BaseRef: "feature", Branches: []string{"main"}} }
+	s.Gate = func(context.Context) checks.Gate { return checks.Gate{BaseRef: "feature", Branches: []string{"main"}} }
 	out := s.Run(context.Background())
-	if out.Gate.Conclusion != "skipped" {
+	if out.Gate.Verdict.Conclusion != "skipped" {
 		t.Errorf("gate %+v, want skipped off the gated branches", out.Gate)
 	}
 	s = e.session(sampleReport(), nil, CommentOff)
 	s.Gate = nil // unknown policy: the gate applies
-	if out := s.Run(context.Background()); out.Gate.Conclusion != "failure" {
+	if out := s.Run(context.Background()); out.Gate.Verdict.Conclusion != "failure" {
 		t.Errorf("gate %+v without a policy, want failure", out.Gate)
 	}
 }
@@ -148,7 +148,7 @@ func TestSessionWorkflowRunUntrusted(t *testing.T) {
 	rep := &report.Report{Repo: full, Head: headSHA, Results: rs, Overall: checks.Overall(rs)}
 	s := e.session(rep, nil, CommentAlways)
 	s.Mode, s.Checks = ModeWorkflowRun, nil
-	s.Untrusted = &Untrusted{Title: "A fork's own report cannot pass the gate", Summary: "reported by the PR's job"}
+	s.Untrusted = &checks.Untrusted{Title: "A fork's own report cannot pass the gate", Summary: "reported by the PR's job"}
 	s.Mark = func(r *report.Report) *report.Report {
 		c := *r
 		c.Results = []checks.Result{r.Results[0]}
@@ -157,7 +157,7 @@ func TestSessionWorkflowRunUntrusted(t *testing.T) {
 	}
 	s.Banner = "> [!WARNING]\n> reported by the PR's job\n"
 	out := s.Run(context.Background())
-	if len(out.Errs) > 0 || out.Gate.Conclusion != "action_required" {
+	if len(out.Errs) > 0 || out.Gate.Verdict.Conclusion != "action_required" {
 		t.Fatalf("outcome %+v, want the gate action_required", out)
 	}
 	runs := e.srv.CheckRuns()
