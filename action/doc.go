@@ -18,6 +18,10 @@
 // The comment-mode input says when the comment is published (by default
 // only when a template changed or the comment exists).
 //
+// The Action decodes its event (go-github's event types), chooses the
+// publish.Session mode (write; read-only for a fork or a token that may
+// not write; workflow_run) and leaves the pipeline to the session.
+//
 // Run takes its environment, writers and clock as options, so tests run it
 // without a runner, against the fake GitHub server.
 package action

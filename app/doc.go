@@ -7,8 +7,10 @@
 // may run, and creates a queued check run "template-verify" so that the
 // pull request shows it at once. A bounded pool of workers then clones
 // the base and head with the installation token, runs the verification
-// and publishes the same check runs, comment and gate as the Action
-// (package publish).
+// and publishes the same check runs, comment and gate as the Action,
+// through the same publish.Session. ListenAndServe is the server's whole
+// life: listen, serve, and on a stop drain the running verifications
+// before it shuts down.
 //
 // A pull request from a fork, or from an author without write access,
 // gets a neutral check run that says how to start the verification: a
