@@ -52,13 +52,16 @@ groups:
 		{name: "h:loose.sh", want: "who=group\n", path: "tpl/loose.sh"},
 	}
 	for _, c := range cases {
-		r, err := render(c.name, c.over)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if r.Text != c.want || r.Path != c.path || r.Copied || r.Engine == nil || len(r.Source) == 0 {
-			t.Errorf("%s: text %q path %q copied %v engine %v, want %q at %s, rendered", c.name, r.Text, r.Path, r.Copied, r.Engine, c.want, c.path)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := render(c.name, c.over)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Text != c.want || r.Path != c.path || r.Copied || r.Engine == nil || len(r.Source) == 0 {
+				t.Errorf("text %q path %q copied %v engine %v, want %q at %s, rendered", r.Text, r.Path, r.Copied, r.Engine, c.want, c.path)
+			}
+		})
 	}
 
 	// A file the group copies is the source, not rendered.
@@ -77,23 +80,24 @@ groups:
 		{"h:bad/a.sh", checks.ErrTemplateRender},
 	}
 	for _, c := range errs {
-		_, err := render(c.name, nil)
-		var te *checks.TemplateError
-		if !errors.Is(err, c.kind) || !errors.As(err, &te) {
-			t.Errorf("%s: error %v, want %v", c.name, err, c.kind)
-			continue
-		}
-		for _, other := range []error{checks.ErrTemplateName, checks.ErrTemplateTree, checks.ErrTemplateMissing, checks.ErrTemplateRender} {
-			if other != c.kind && errors.Is(err, other) {
-				t.Errorf("%s: error %v is also %v", c.name, err, other)
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := render(c.name, nil)
+			var te *checks.TemplateError
+			if !errors.Is(err, c.kind) || !errors.As(err, &te) {
+				t.Fatalf("error %v, want %v", err, c.kind)
 			}
-		}
-	}
-	// A render error keeps the engine's file and line, and the engine.
-	r, err = render("h:bad/a.sh", nil)
-	var je *jinja.Error
-	if !errors.As(err, &je) || je.Line != 2 || r.Engine == nil || string(r.Source) != "line one\n{{ nope }}\n" {
-		t.Errorf("render error %v (jinja error %+v), engine %v", err, je, r.Engine)
+			for _, other := range []error{checks.ErrTemplateName, checks.ErrTemplateTree, checks.ErrTemplateMissing, checks.ErrTemplateRender} {
+				if other != c.kind && errors.Is(err, other) {
+					t.Errorf("error %v is also %v", err, other)
+				}
+			}
+			// A render error keeps the engine's file and line, and the engine.
+			var je *jinja.Error
+			if c.kind == checks.ErrTemplateRender && (!errors.As(err, &je) || je.Line != 2 || r.Engine == nil || string(r.Source) != "line one\n{{ nope }}\n") {
+				t.Errorf("render error %v (jinja error %+v), engine %v", err, je, r.Engine)
+			}
+		})
 	}
 	// A commit the repository does not have: the tree cannot be read.
 	_, err = checks.RenderTemplate(ctx, in.Plan.Trees, in.Config, "h:loose.sh", "0123456789012345678901234567890123456789", checks.RenderOptions{})
