@@ -105,6 +105,7 @@ func door(path, name string) string {
 }
 
 func TestStepCannotPlantGitDoors(t *testing.T) {
+	t.Parallel()
 	const repo = "/workspace/repo"
 	cases := []struct {
 		name  string
@@ -135,6 +136,7 @@ func TestStepCannotPlantGitDoors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := outsideDir(t)
 			before := snapshot(t, out)
 			r := attackRunner(t, strings.ReplaceAll(c.plant, "OUT", out), "")
@@ -168,6 +170,7 @@ func TestStepCannotPlantGitDoors(t *testing.T) {
 // symlink to a file outside. The file outside holds JSON whose values must
 // never reach the result.
 func TestReportStaysInsideTheScenario(t *testing.T) {
+	t.Parallel()
 	const secret = "SECRET-FROM-OUTSIDE"
 	const leaked = `{"ran": true, "base": "` + secret + `", "discarded": ["` + secret + `"], "remaining": []}`
 	up := strings.Repeat("../", 30)
@@ -189,6 +192,7 @@ func TestReportStaysInsideTheScenario(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := outsideDir(t)
 			if err := os.WriteFile(filepath.Join(out, "leak.json"), []byte(leaked), 0o644); err != nil {
 				t.Fatal(err)
@@ -273,6 +277,7 @@ func keys(m map[string]string) []string {
 // itself, must not pass: which untracked files count as ignored is
 // decided by the .gitignore files before the step, not after.
 func TestStepCannotHideFilesWithGitignore(t *testing.T) {
+	t.Parallel()
 	const repo = "/workspace/repo"
 	r := attackRunner(t, "echo 'def test_sneaky(): pass' > "+repo+"/tests/test_sneaky.py\n"+
 		"printf '*\\n' > "+repo+"/tests/.gitignore\n"+

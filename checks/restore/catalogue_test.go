@@ -51,6 +51,7 @@ func TestCatalogue(t *testing.T) {
 // it changes the work tree (unless it is meant not to), and the fix in
 // src/ survives the model.
 func TestCatalogueScenariosChangeTheTree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	baseDir := filepath.Join(root, "base")

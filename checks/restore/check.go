@@ -35,6 +35,13 @@ func (c *Check) Name() string { return "restore" }
 
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
+	res, _ := c.run(ctx, in)
+	return res
+}
+
+// run is Run that also returns what the result is made of: the outcome of
+// every scenario and the base side, as data (nil when no scenario ran).
+func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resultInput) {
 	start := time.Now()
 	res := checks.Result{Check: c.Name()}
 	if f, note := policyFinding(in); f != nil {
@@ -48,7 +55,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			res.Findings = append(res.Findings, *st.finding)
 			res.Summary = st.finding.Message
 		}
-		return res
+		return res, nil
 	}
 	defer cleanup()
 	rc := in.Config.Restore
@@ -70,7 +77,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	ri.shrunk = r.shrinkFailures(ctx, ri.random, func(i int) bool { return cmpAt(ri.cmp.Random, i).PreExisting })
 	ri.wall = time.Since(start)
 	assemble(&res, ri)
-	return res
+	return res, &ri
 }
 
 // Replay runs one scenario, for example a shrunk random set read back with

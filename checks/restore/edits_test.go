@@ -86,6 +86,7 @@ func newFixture(t *testing.T) (dir, base string) {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir, base := newFixture(t)
 	repo := gitx.Repo{Dir: dir}
@@ -150,6 +151,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestApplyRefusesPathsOutsideTheRepository(t *testing.T) {
+	t.Parallel()
 	dir, _ := newFixture(t)
 	for _, e := range []Edit{
 		write("../escape.txt", "x"),

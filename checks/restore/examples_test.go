@@ -67,122 +67,13 @@ func exampleInput(t *testing.T, head string) *checks.Input {
 	return &checks.Input{Repo: b.Dir, Plan: p, Config: cfg, BaseConfig: decode(b.BaseOf(head)), WorkDir: t.TempDir()}
 }
 
-func TestExampleGoodHeadPassesEveryScenario(t *testing.T) {
-	in := exampleInput(t, examples.HeadGood)
-	// Ten random sets keep the test short; the check itself runs the 40
-	// of the example's config.
-	in.Config.Restore.Random.Count = 10
-	res := New().Run(context.Background(), in)
-	if res.Conclusion != checks.Success {
-		logFindings(t, res)
-		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
-	}
-	v := verdicts(t, res)
-	for _, sc := range Catalogue() {
-		if v[sc.Name] != string(Pass) {
-			t.Errorf("%s: %q", sc.Name, v[sc.Name])
-		}
-	}
-	if got := v["random sets (seed 1)"]; got != "10 of 10 pass" {
-		t.Errorf("random sets: %q", got)
-	}
-	// The good head adds the three test-file patterns: the policy change
-	// is shown as a warning and a note.
-	var warned bool
-	for _, f := range res.Findings {
-		if f.Level == checks.LevelWarning && f.Title == "The restore policy changes" && f.Path == config.Path {
-			warned = strings.Contains(f.Message, "adds 3 and removes 0")
-		}
-	}
-	if !warned {
-		t.Errorf("no warning about the 3 added patterns: %+v", res.Findings)
-	}
-	if !slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "Patterns added: `(^|/)tests?/`, `(^|/)test_[^/]*\\.py$`, `(^|/)[^/]*_test\\.py$`. Patterns removed: none.")
-	}) {
-		t.Errorf("notes: %q", res.Notes)
-	}
-	for _, row := range res.Tables[0].Rows {
-		t.Logf("%s | %s | %s", row[0], row[1], row[2])
-	}
-	for _, f := range res.Figures {
-		t.Logf("%s: %s", f.Label, f.Value)
-	}
-}
-
-func TestExampleBadRestoreHeadsFail(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the catalogue on four heads")
-	}
-	cases := []struct {
-		head       string
-		fail, pass []string
-	}{
-		{
-			// Seed 003: a restore from HEAD misses what the agent committed.
-			head: examples.HeadRestoreFromHead,
-			fail: []string{"committed-edit", "committed-add", "several-commits"},
-			pass: []string{"unstaged-edit", "staged-edit", "untracked-file", "edit-test-file", "no-change"},
-		},
-		{
-			head: examples.HeadRestoreSpaces,
-			fail: []string{"add-benchmark-with-space", "quotes-and-backslash-in-name", "fix-plus-tampering"},
-			pass: []string{"edit-test-file", "committed-edit", "delete-benchmark", "no-change"},
-		},
-		{
-			head: examples.HeadRestoreKeepsAdded,
-			fail: []string{"add-test-file", "add-github-workflow", "add-benchmark-with-space", "untracked-file", "committed-add", "rename-test-file"},
-			pass: []string{"edit-test-file", "delete-test-file", "mode-change", "file-to-symlink", "committed-edit"},
-		},
-		{
-			// Restores against HEAD without the baseline file: misses the
-			// agent's commit.
-			head: examples.HeadRestoreNoBaseline,
-			fail: []string{"no-baseline-file"},
-			pass: []string{"committed-edit", "unrelated-checkout", "fix-plus-tampering", "no-change"},
-		},
-		{
-			// Stops under the script's set -euo pipefail when the agent's
-			// tree is clean; plain bash would pass every scenario.
-			head: examples.HeadRestoreAborts,
-			fail: []string{"no-change", "committed-edit", "edit-then-revert", "no-baseline-file"},
-			pass: []string{"edit-test-file", "untracked-file", "unstaged-edit"},
-		},
-	}
-	for _, c := range cases {
-		t.Run(c.head, func(t *testing.T) {
-			in := exampleInput(t, c.head)
-			in.Config.Restore.Random.Count = 0 // the catalogue is enough here
-			// Only the scenarios the case names, to keep the test short;
-			// TestGoodScriptPassesEveryScenario runs them all.
-			res := New().WithOptions(Options{Catalogue: scenarios(t, append(c.fail, c.pass...)...)}).Run(context.Background(), in)
-			if res.Conclusion != checks.Failure {
-				t.Fatalf("conclusion %s, want failure: %s", res.Conclusion, res.Title)
-			}
-			v := verdicts(t, res)
-			for _, name := range c.fail {
-				if v[name] != string(Fail) {
-					t.Errorf("%s: verdict %q, want fail", name, v[name])
-				}
-			}
-			for _, name := range c.pass {
-				if v[name] != string(Pass) {
-					t.Errorf("%s: verdict %q, want pass", name, v[name])
-				}
-			}
-			if t.Failed() {
-				logFindings(t, res)
-			}
-		})
-	}
-}
-
 // TestExampleHeadsThatDoNotChangeTheStep runs the check on the example's
 // heads whose restore step renders the same at base and head: a refactor
 // with the same output, and a prompt change on a base whose step already
 // fails scenarios. Neither can fail; the second shows the base's failures
 // as "fails before this change".
 func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		head   string
 		before []string // scenarios that fail before this change
@@ -193,22 +84,23 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.head, func(t *testing.T) {
+			t.Parallel()
 			in := exampleInput(t, c.head)
 			in.Config.Restore.Random.Count = 0
-			res := New().WithOptions(Options{Catalogue: scenarios(t, append(c.before, c.pass...)...)}).Run(context.Background(), in)
+			res, ri := New().WithOptions(Options{Catalogue: scenarios(t, append(c.before, c.pass...)...)}).run(context.Background(), in)
 			if res.Conclusion != checks.Success {
 				logFindings(t, res)
 				t.Fatalf("conclusion %s, want success: %s", res.Conclusion, res.Title)
 			}
-			v := verdicts(t, res)
+			got := outcomesOf(t, ri)
 			for _, name := range c.before {
-				if v[name] != verdictBefore {
-					t.Errorf("%s: verdict %q, want %q", name, v[name], verdictBefore)
+				if got[name] != (scenarioResult{Verdict: Fail, PreExisting: true}) {
+					t.Errorf("%s: %+v, want a failure the base has too", name, got[name])
 				}
 			}
 			for _, name := range c.pass {
-				if v[name] != string(Pass) {
-					t.Errorf("%s: verdict %q, want pass", name, v[name])
+				if got[name].Verdict != Pass {
+					t.Errorf("%s: %+v, want pass", name, got[name])
 				}
 			}
 			if !slices.ContainsFunc(res.Notes, func(n string) bool {
@@ -229,6 +121,7 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 // its syntax error comes after the restore section, so the step still
 // runs with the script's options and variables, and passes.
 func TestExampleBadHeadKeepsTheStep(t *testing.T) {
+	t.Parallel()
 	in := exampleInput(t, examples.HeadBad)
 	in.Config.Restore.Random.Count = 0
 	res := New().WithOptions(Options{Catalogue: scenarios(t, "no-change", "committed-edit", "no-baseline-file", "unrelated-checkout")}).Run(context.Background(), in)

@@ -16,6 +16,7 @@ import (
 // change" under a config that names it, a failure with pre_existing: fail);
 // a section the base has and the head lost always fails.
 func TestMissingSectionAgainstBase(t *testing.T) {
+	t.Parallel()
 	defaults := func(in *checks.Input) {
 		in.Config.Restore.Explicit = false
 		in.BaseConfig.Restore.Explicit = false
@@ -48,6 +49,7 @@ func TestMissingSectionAgainstBase(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := readTestdata(t, "config.yml")
 			baseCfg := cfg
 			if c.strict {

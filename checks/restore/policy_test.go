@@ -53,16 +53,3 @@ func TestComparePolicy(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 }
-
-// TestPolicyChangeShowsEvenWhenTheCheckIsOff: a PR that deletes the
-// restore block must not weaken the policy unseen.
-func TestPolicyChangeShowsEvenWhenTheCheckIsOff(t *testing.T) {
-	in := &checks.Input{
-		Config:     &config.Config{Source: config.Path},
-		BaseConfig: &config.Config{Source: config.Path, Restore: &config.Restore{Patterns: []string{"a"}}},
-	}
-	res := New().Run(t.Context(), in)
-	if res.Conclusion != checks.NotRun || len(res.Findings) != 1 || res.Findings[0].Level != checks.LevelWarning {
-		t.Errorf("result %+v", res)
-	}
-}

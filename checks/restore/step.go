@@ -116,42 +116,41 @@ func missingSection(ctx context.Context, in *checks.Input, rc *config.Restore, h
 }
 
 // renderStep renders the restore template at commit rev ("head" or "base"
-// in messages) with the first variable set, and cuts the step out of it.
+// in messages) as production does (checks.RenderTemplate: the first
+// variable set, the restore block's vars and base_commit on top), and cuts
+// the step out of it.
 func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *config.Restore, rev, side, baseSHA string) (*Step, *stop) {
-	g, rel, err := cfg.ResolveTemplate(rc.Template)
-	if err != nil {
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
-			finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: err.Error()}}
-	}
-	repoPath := path.Join(g.Root, rel)
-	files, err := trees.Get(ctx, rev, g.Root)
-	if err != nil {
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template cannot be read",
-			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: fmt.Sprintf("read %s at %s: %v", g.Root, side, err)}}
-	}
-	source, ok := files[repoPath]
-	if !ok {
-		msg := fmt.Sprintf("The %s has no file %s.", side, repoPath)
-		if !rc.Explicit {
-			return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply.", noFile: true}
-		}
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing", noFile: true,
-			finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
-	}
-	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
-	if err != nil {
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render",
-			finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: err.Error()}}
-	}
-	vars := renderVars(g, rel, rc.Vars)
 	if baseSHA == "" {
-		baseSHA = strings.Repeat("0", 40) // the first render, before the fixture exists
+		baseSHA = strings.Repeat("0", 40) // a render before the fixture's sha is known
+	}
+	vars := maps.Clone(rc.Vars)
+	if vars == nil {
+		vars = map[string]any{}
 	}
 	vars[config.BaseCommitVar] = baseSHA
-	// The bytes production makes (Python Jinja2 where installed), with the
-	// config's render limits.
-	rendered, engine, err := jinja.RenderOfRecord(ctx, env, rel, vars, jinja.LimitsOf(cfg.Limits), nil)
+	r, err := checks.RenderTemplate(ctx, trees, cfg, rc.Template, rev, checks.RenderOptions{Vars: vars})
 	if err != nil {
+		repoPath := r.Path
+		switch {
+		case errors.Is(err, checks.ErrTemplateName):
+			return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
+				finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: err.Error()}}
+		case errors.Is(err, checks.ErrTemplateTree):
+			var te *checks.TemplateError
+			cause := err
+			if errors.As(err, &te) && errors.Unwrap(te.Err) != nil {
+				cause = errors.Unwrap(te.Err)
+			}
+			return nil, &stop{conclusion: checks.Failure, title: "The restore template cannot be read",
+				finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: fmt.Sprintf("read %s at %s: %v", r.Group.Root, side, cause)}}
+		case errors.Is(err, checks.ErrTemplateMissing):
+			msg := fmt.Sprintf("The %s has no file %s.", side, repoPath)
+			if !rc.Explicit {
+				return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply.", noFile: true}
+			}
+			return nil, &stop{conclusion: checks.Failure, title: "The restore template is missing", noFile: true,
+				finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: msg + " The config names it as restore.template."}}
+		}
 		f := &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: err.Error()}
 		var je *jinja.Error
 		if errors.As(err, &je) {
@@ -160,13 +159,15 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 		}
 		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render", finding: f}
 	}
-	s, st := cutStep(rendered, rc, repoPath)
+	s, st := cutStep(r.Text, rc, r.Path)
 	if st != nil {
 		return nil, st
 	}
-	s.Engine = engine
+	if r.Engine != nil {
+		s.Engine = *r.Engine
+	}
 	if rc.Command == "" {
-		s.Line = lineMatching(string(source), rc.Section.Start)
+		s.Line = lineMatching(string(r.Source), rc.Section.Start)
 	}
 	return s, nil
 }
@@ -224,21 +225,6 @@ func configFile(c *config.Config) string {
 		return ""
 	}
 	return config.Path
-}
-
-// renderVars is the first variable set of the first template entry that
-// matches rel, with the restore block's vars on top.
-func renderVars(g *config.Group, rel string, over map[string]any) map[string]any {
-	t := config.Template{}
-	if ts := g.TemplateFor(rel); len(ts) > 0 {
-		t = ts[0]
-	}
-	vars := map[string]any{}
-	if sets := g.VarSets(t); len(sets) > 0 {
-		maps.Copy(vars, sets[0].Vars)
-	}
-	maps.Copy(vars, over)
-	return vars
 }
 
 func where(file string, line int) string {

@@ -13,6 +13,7 @@ import (
 // production renders (Python Jinja2, where installed), with the config's
 // render limits.
 func TestStepRendersAsProduction(t *testing.T) {
+	t.Parallel()
 	if _, _, ok := jinja.FindPython(context.Background()); !ok {
 		t.Skip("no python3 with jinja2 on this machine: not run")
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 )
 
@@ -44,6 +45,8 @@ func TestLayoutAndMapping(t *testing.T) {
 	}
 }
 
+// TestRenderVars: the step renders with the first variable set of the
+// first matching entry, and the restore block's vars on top.
 func TestRenderVars(t *testing.T) {
 	g := &config.Group{
 		Vars:   map[string]any{"owner": "o", "rounds": 1},
@@ -53,11 +56,11 @@ func TestRenderVars(t *testing.T) {
 			{Path: "**"},
 		},
 	}
-	got := renderVars(g, "tests/test.sh", map[string]any{"owner": "override"})
+	got := checks.FirstVars(g, "tests/test.sh", map[string]any{"owner": "override"})
 	if got["owner"] != "override" || got["rounds"] != 5 || got["run_pytest"] != true {
 		t.Errorf("vars %v", got)
 	}
-	got = renderVars(g, "other/file.txt", nil)
+	got = checks.FirstVars(g, "other/file.txt", nil)
 	if got["owner"] != "o" || got["rounds"] != 1 || got["run_pytest"] != true {
 		t.Errorf("vars %v", got)
 	}

@@ -17,6 +17,7 @@ import (
 // with any code, and the step runs under the script's shell options and
 // variables.
 func TestVerdictsJudgeTheChange(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a few scenarios on eleven pairs of scripts")
 	}
@@ -28,6 +29,8 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 		return func(cfg string) string { return strings.Replace(cfg, "restore:\n", "restore:\n  "+line+"\n", 1) }
 	}
 	strict := func(cfg string) string { return "pre_existing: fail\n" + cfg }
+	pass, fail := scenarioResult{Verdict: Pass}, scenarioResult{Verdict: Fail}
+	before := scenarioResult{Verdict: Fail, PreExisting: true} // fails before this change
 	cases := []struct {
 		name       string
 		base, head string
@@ -37,11 +40,12 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 		cfg        func(string) string // applied to the config at base and head
 		scenarios  []string
 		want       checks.Conclusion
-		verdicts   map[string]string // scenario -> verdict column
-		atBase     map[string]string // scenario -> base column; nil: no base column
-		finding    string            // a finding message holds this
-		level      checks.Level      // at this level
-		note       string            // a note holds this
+		verdicts   map[string]scenarioResult // scenario -> its result
+		atBase     map[string]Verdict        // scenario -> the base's verdict ("": not run); nil: the base side did not run
+		unchanged  bool                      // the step is the same at base: the base side is not run, its failures are the head's
+		finding    string                    // a finding message holds this
+		level      checks.Level              // at this level
+		note       string                    // a note holds this
 	}{
 		{
 			// Issue 9, first false alarm: the base's step already fails the
@@ -49,32 +53,32 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			name: "fails before this change", base: "spaces.sh", head: "spaces.sh", headEdit: reword,
 			scenarios: []string{"add-benchmark-with-space", "edit-test-file"},
 			want:      checks.Success,
-			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore, "edit-test-file": "pass"},
-			atBase:    map[string]string{"add-benchmark-with-space": "fail", "edit-test-file": "not run"},
+			verdicts:  map[string]scenarioResult{"add-benchmark-with-space": before, "edit-test-file": pass},
+			atBase:    map[string]Verdict{"add-benchmark-with-space": Fail, "edit-test-file": ""},
 			finding:   "Scenario add-benchmark-with-space: benchmarks/sp ace.py: still present, the model deletes it", level: checks.LevelWarning,
 		},
 		{
 			name: "step unchanged: nothing can fail the PR", base: "spaces.sh", head: "spaces.sh", otherFile: true,
 			scenarios: []string{"add-benchmark-with-space", "edit-test-file"},
 			want:      checks.Success,
-			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore, "edit-test-file": "pass"},
-			atBase:    map[string]string{"add-benchmark-with-space": "same step"},
-			note:      "The restore step and policy are the same bytes at base and head in 1 variable set. No restore result can fail this PR.",
+			verdicts:  map[string]scenarioResult{"add-benchmark-with-space": before, "edit-test-file": pass},
+			atBase:    map[string]Verdict{"add-benchmark-with-space": Fail}, unchanged: true,
+			note: "The restore step and policy are the same bytes at base and head in 1 variable set. No restore result can fail this PR.",
 		},
 		{
 			name: "pre_existing: fail at the base keeps the strict gate", base: "spaces.sh", head: "spaces.sh", headEdit: reword, baseCfg: strict,
 			scenarios: []string{"add-benchmark-with-space"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"add-benchmark-with-space": verdictBefore},
-			atBase:    map[string]string{"add-benchmark-with-space": "fail"},
+			verdicts:  map[string]scenarioResult{"add-benchmark-with-space": before},
+			atBase:    map[string]Verdict{"add-benchmark-with-space": Fail},
 			finding:   "The base's step fails it with the same differences", level: checks.LevelFailure,
 		},
 		{
 			name: "a failure only at head fails", base: "good.sh", head: "spaces.sh",
 			scenarios: []string{"add-benchmark-with-space", "edit-test-file"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"add-benchmark-with-space": "fail", "edit-test-file": "pass"},
-			atBase:    map[string]string{"add-benchmark-with-space": "pass"},
+			verdicts:  map[string]scenarioResult{"add-benchmark-with-space": fail, "edit-test-file": pass},
+			atBase:    map[string]Verdict{"add-benchmark-with-space": Pass},
 			finding:   "this PR causes the failure", level: checks.LevelFailure,
 		},
 		{
@@ -83,30 +87,30 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			name: "a refusal may exit 1", base: "good.sh", head: "refuse-exit1.sh",
 			scenarios: []string{"no-baseline-file", "unrelated-checkout", "edit-test-file"},
 			want:      checks.Success,
-			verdicts:  map[string]string{"no-baseline-file": "pass", "unrelated-checkout": "pass", "edit-test-file": "pass"},
+			verdicts:  map[string]scenarioResult{"no-baseline-file": pass, "unrelated-checkout": pass, "edit-test-file": pass},
 		},
 		{
 			name: "refusal_exit: zero judges the code", base: "good.sh", head: "refuse-exit1.sh", cfg: restoreKey("refusal_exit: zero"),
 			scenarios: []string{"no-baseline-file", "edit-test-file"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"no-baseline-file": "fail", "edit-test-file": "pass"},
-			atBase:    map[string]string{"no-baseline-file": "pass"},
+			verdicts:  map[string]scenarioResult{"no-baseline-file": fail, "edit-test-file": pass},
+			atBase:    map[string]Verdict{"no-baseline-file": Pass},
 			finding:   "the step refuses (no baseline sha file) with exit code 1; restore.refusal_exit wants 0", level: checks.LevelFailure,
 		},
 		{
 			name: "refusal_exit: nonzero judges the code", base: "refuse-exit1.sh", head: "good.sh", cfg: restoreKey("refusal_exit: nonzero"),
 			scenarios: []string{"no-baseline-file"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"no-baseline-file": "fail"},
-			atBase:    map[string]string{"no-baseline-file": "pass"},
+			verdicts:  map[string]scenarioResult{"no-baseline-file": fail},
+			atBase:    map[string]Verdict{"no-baseline-file": Pass},
 			finding:   "with exit code 0; restore.refusal_exit wants a non-zero code", level: checks.LevelFailure,
 		},
 		{
 			name: "a step that aborts under set -e fails with the line", base: "good.sh", head: "aborts.sh",
 			scenarios: []string{"no-change", "edit-test-file"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"no-change": "fail", "edit-test-file": "pass"},
-			atBase:    map[string]string{"no-change": "pass"},
+			verdicts:  map[string]scenarioResult{"no-change": fail, "edit-test-file": pass},
+			atBase:    map[string]Verdict{"no-change": Pass},
 			finding:   "the step exits with code 1; it stops under set -e at line 55 of the rendered script: `_fc_changed=\"$(git -C /workspace/repo status --porcelain | grep -c .)\"`", level: checks.LevelFailure,
 			note: "with the shell options errexit, nounset, pipefail",
 		},
@@ -114,26 +118,27 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			name: "variables set before the section", base: "good.sh", head: "prelude-var.sh",
 			scenarios: []string{"edit-test-file", "no-baseline-file"},
 			want:      checks.Success,
-			verdicts:  map[string]string{"edit-test-file": "pass", "no-baseline-file": "pass"},
+			verdicts:  map[string]scenarioResult{"edit-test-file": pass, "no-baseline-file": pass},
 			note:      "the variable _fc_report, as the script sets them before the section",
 		},
 		{
 			name: "fallback to the rendered base_commit", base: "good.sh", head: "fallback.sh", cfg: restoreKey("fallback: base_commit"),
 			scenarios: []string{"no-baseline-file", "unrelated-checkout", "edit-test-file"},
 			want:      checks.Success,
-			verdicts:  map[string]string{"no-baseline-file": "pass", "unrelated-checkout": "pass", "edit-test-file": "pass"},
+			verdicts:  map[string]scenarioResult{"no-baseline-file": pass, "unrelated-checkout": pass, "edit-test-file": pass},
 		},
 		{
 			name: "a refusal where the config names the fallback fails", base: "fallback.sh", head: "good.sh", cfg: restoreKey("fallback: base_commit"),
 			scenarios: []string{"no-baseline-file"},
 			want:      checks.Failure,
-			verdicts:  map[string]string{"no-baseline-file": "fail"},
-			atBase:    map[string]string{"no-baseline-file": "pass"},
+			verdicts:  map[string]scenarioResult{"no-baseline-file": fail},
+			atBase:    map[string]Verdict{"no-baseline-file": Pass},
 			finding:   "report.ran is false, the model expects true", level: checks.LevelFailure,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := readTestdata(t, "config.yml")
 			if c.cfg != nil {
 				cfg = c.cfg(cfg)
@@ -158,25 +163,23 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			v := makeVerified(t, map[string]string{config.Path: baseCfg, "tpl/tests/test.sh": script(t, c.base)}, head)
 			in := inputFor(t, v)
 			in.Config.Restore.Random.Count = 0
-			res := New().WithOptions(Options{Catalogue: scenarios(t, c.scenarios...)}).Run(context.Background(), in)
+			res, ri := New().WithOptions(Options{Catalogue: scenarios(t, c.scenarios...)}).run(context.Background(), in)
 			if res.Conclusion != c.want {
 				logFindings(t, res)
 				t.Fatalf("conclusion %s, want %s: %s", res.Conclusion, c.want, res.Title)
 			}
-			table := res.Tables[0]
-			col := map[string]int{}
-			for i, h := range table.Header {
-				col[h] = i
-			}
-			if _, ok := col["At base"]; ok != (c.atBase != nil) {
-				t.Errorf("header %q: a base column is wanted: %v", table.Header, c.atBase != nil)
-			}
-			for _, row := range table.Rows {
-				if w, ok := c.verdicts[row[0]]; ok && row[col["Verdict"]] != w {
-					t.Errorf("%s: verdict %q, want %q", row[0], row[col["Verdict"]], w)
+			got := outcomesOf(t, ri)
+			for name, w := range c.verdicts {
+				if got[name] != w {
+					t.Errorf("%s: %+v, want %+v", name, got[name], w)
 				}
-				if w, ok := c.atBase[row[0]]; ok && row[col["At base"]] != w {
-					t.Errorf("%s: at base %q, want %q", row[0], row[col["At base"]], w)
+			}
+			if ri.cmp.Ran != (c.atBase != nil) || ri.cmp.Unchanged != c.unchanged {
+				t.Errorf("the base side ran: %v (step unchanged: %v); want %v (%v)", ri.cmp.Ran, ri.cmp.Unchanged, c.atBase != nil, c.unchanged)
+			}
+			for i, o := range ri.catalogue {
+				if w, ok := c.atBase[o.Scenario.Name]; ok && ri.cmp.Catalogue[i].Verdict != w {
+					t.Errorf("%s: at base %q, want %q", o.Scenario.Name, ri.cmp.Catalogue[i].Verdict, w)
 				}
 			}
 			if c.finding != "" && !slices.ContainsFunc(res.Findings, func(f checks.Finding) bool {
@@ -187,11 +190,6 @@ func TestVerdictsJudgeTheChange(t *testing.T) {
 			}
 			if c.note != "" && !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, c.note) }) {
 				t.Errorf("no note holds %q: %q", c.note, res.Notes)
-			}
-			if t.Failed() {
-				for _, row := range table.Rows {
-					t.Logf("%q", row)
-				}
 			}
 		})
 	}
@@ -248,6 +246,7 @@ echo "$(ts) restore against ${FC_BASE} into $OUT"
 // TestPreExistingRandomSetsAreNotShrunk: shrinking costs up to
 // ShrinkRuns runs per set, spent only on failures this change causes.
 func TestPreExistingRandomSetsAreNotShrunk(t *testing.T) {
+	t.Parallel()
 	cfg := readTestdata(t, "config.yml")
 	v := makeVerified(t, map[string]string{config.Path: cfg, "tpl/tests/test.sh": script(t, "keeps-added.sh")},
 		map[string]string{"README.md": "A change beside the templates.\n"})
