@@ -3,10 +3,7 @@ package publish
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +14,6 @@ import (
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const (
 	owner   = "octo"
@@ -127,25 +122,4 @@ func paths(rs []fakegithub.Request) []string {
 		out = append(out, r.Method+" "+r.Path)
 	}
 	return out
-}
-
-func golden(t *testing.T, name string, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file; run go test -update and review the diff.\ngot:\n%s", name, got)
-	}
 }
