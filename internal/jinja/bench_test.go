@@ -117,10 +117,14 @@ func BenchmarkGonja1317(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var reused bytes.Buffer
 	for _, v := range sets {
 		out, err := tpl.render(v, DefaultLimits.Output)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if err := tpl.renderTo(&reused, v, DefaultLimits.Output); err != nil || reused.String() != out {
+			b.Fatalf("render and renderTo differ: %v", err)
 		}
 		gonjaSum.Write([]byte(out))
 	}
