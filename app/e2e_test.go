@@ -15,7 +15,7 @@ import (
 const botLogin = "template-verify[bot]"
 
 func (h *harness) addPull(n int, head string, fork bool) {
-	p := fakegithub.Pull{Number: n, HeadSHA: head, HeadRef: "feature", BaseSHA: h.repo.base, BaseRef: "main"}
+	p := fakegithub.Pull{Number: n, HeadSHA: head, HeadRef: "feature", BaseSHA: h.repo.base, BaseRef: "main", Author: "dev", Body: "A change."}
 	if fork {
 		p.HeadRepo, p.Fork = "forker/hello", true
 	}

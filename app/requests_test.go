@@ -45,3 +45,37 @@ func TestRequestsOfOneVerifiedPR(t *testing.T) {
 		t.Errorf("%d requests:\n%s\nwant %d:\n%s", len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
 	}
 }
+
+// A check_suite that names the pull request without its author makes the
+// App read the pull request from the API (as GitHub answers it: user,
+// base and head repositories) and decide on it: a same-repository pull
+// request of an author with write access runs; one whose head is a fork
+// gets the neutral run.
+func TestCheckSuiteReadsThePull(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	v := &stubVerify{}
+	h.start(v.fn)
+	h.gh.SetPermission(testFull, "dev", "write")
+	h.addPull(5, h.repo.heads[0], false)
+	h.addPull(6, h.repo.heads[1], true)
+	suite := func(n int, head string) []byte {
+		p := fixture(t, "check_suite/requested.payload.json")
+		h.rewriteRepo(p)
+		cs := obj(p, "check_suite")
+		cs["head_sha"] = head
+		cs["pull_requests"] = []any{map[string]any{"number": n}}
+		return mustJSON(p)
+	}
+	h.send("check_suite", "s-1", suite(5, h.repo.heads[0]))
+	h.send("check_suite", "s-2", suite(6, h.repo.heads[1]))
+	h.waitFor("both pull requests decided", func() bool {
+		return h.allDone(h.repo.heads[0], 3) && h.allDone(h.repo.heads[1], 1) && h.idle()
+	})
+	if got := h.runsOf(h.repo.heads[0])[RunName].Conclusion; got != "success" || v.calls.Load() != 1 {
+		t.Errorf("same repository: %s after %d runs, want success after 1", got, v.calls.Load())
+	}
+	if got := h.runsOf(h.repo.heads[1])[RunName]; got.Conclusion != "neutral" || !strings.Contains(got.Summary, "fork") {
+		t.Errorf("fork: %s %q, want neutral naming the fork", got.Conclusion, got.Summary)
+	}
+}

@@ -2,9 +2,11 @@ package fakegithub
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Pull is a pull request as the server keeps it.
@@ -19,6 +21,9 @@ type Pull struct {
 	HeadRepo string
 	Fork     bool
 	State    string // empty: open
+	// Author is the login of the pull request's user; empty: "octocat".
+	Author string
+	Body   string
 }
 
 func pullKey(repo string, n int) string { return repo + "#" + strconv.Itoa(n) }
@@ -84,18 +89,33 @@ func (s *Server) pullJSON(repo string, p *Pull) map[string]any {
 	if headRepo == "" {
 		headRepo = repo
 	}
+	author := p.Author
+	if author == "" {
+		author = "octocat"
+	}
 	return map[string]any{
+		"id":       int64(p.Number) + 1000,
 		"number":   p.Number,
 		"state":    p.State,
+		"user":     map[string]any{"login": author, "type": userType(author)},
+		"body":     p.Body,
 		"url":      fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, repo, p.Number),
 		"html_url": fmt.Sprintf("%s/%s/pull/%d", s.URL, repo, p.Number),
 		"head": map[string]any{
 			"sha": p.HeadSHA, "ref": p.HeadRef,
-			"repo": map[string]any{"full_name": headRepo, "fork": p.Fork},
+			"repo": map[string]any{"id": repoID(headRepo), "full_name": headRepo, "fork": p.Fork},
 		},
 		"base": map[string]any{
 			"sha": p.BaseSHA, "ref": p.BaseRef,
-			"repo": map[string]any{"full_name": repo, "fork": false},
+			"repo": map[string]any{"id": repoID(repo), "full_name": repo, "fork": false},
 		},
 	}
+}
+
+// repoID is a repository's id: the same for names that differ only in
+// case, as on GitHub, where names are not case-sensitive.
+func repoID(fullName string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(fullName)))
+	return int64(h.Sum32())
 }
