@@ -64,20 +64,20 @@ type Config struct {
 	// Nice is the nice level (0 to 19) of the processes that runs start
 	// (git, bash, pytest), so that they yield the CPU to the webhook
 	// handler; 0 leaves them at this process's level. It applies to every
-	// process this process starts from Start on. serve's default is
+	// process this process starts from start on. serve's default is
 	// DefaultNice.
 	Nice int
 	// Announcers is the number of goroutines that create the queued check
 	// runs; <= 0: 4.
 	Announcers int
-	// ShutdownGrace is how long Shutdown lets running verifications
+	// ShutdownGrace is how long shutdown lets running verifications
 	// finish before it stops them and keeps them for the next start.
 	// Zero: no wait.
 	ShutdownGrace time.Duration
 
 	// AllowUnsandboxed lets the default verification run code from pull
 	// requests where bubblewrap cannot start a sandbox (serve's
-	// --allow-unsandboxed). Without it New refuses to start there: that
+	// --allow-unsandboxed). Without it newServer refuses to start there: that
 	// code could read every file of this user, reach the network, and
 	// outlive its run inside a PID namespace no longer.
 	AllowUnsandboxed bool

@@ -21,7 +21,7 @@ func (h *harness) serveOn() (url string, stop context.CancelFunc, done chan erro
 	ctx, cancel := context.WithCancel(context.Background())
 	done = make(chan error, 1)
 	srv := h.srv
-	go func() { done <- srv.Serve(ctx, ln) }()
+	go func() { done <- srv.serve(ctx, ln) }()
 	return "http://" + ln.Addr().String(), cancel, done
 }
 

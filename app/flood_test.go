@@ -78,7 +78,7 @@ func runFloodServer(dir string) error {
 		}
 		return stub.fn(ctx, in)
 	}
-	srv, err := New(Config{
+	srv, err := newServer(Config{
 		AppID: testAppID, PrivateKey: key, WebhookSecret: []byte(testSecret), APIURL: plan.APIURL,
 		DataDir: plan.DataDir, Workers: 2, Verify: verify, Checks: []string{"render"},
 		Clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), WriteInterval: -1,
@@ -87,11 +87,11 @@ func runFloodServer(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(context.Background()); err != nil {
+	if err := srv.start(context.Background()); err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", srv.Handler())
+	mux.Handle("/", srv.handler())
 	mux.HandleFunc("GET /test/idle", func(w http.ResponseWriter, _ *http.Request) {
 		jobs, err := srv.store.Jobs()
 		q, r := srv.sched.depth()
@@ -124,7 +124,7 @@ func runFloodServer(dir string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return srv.Shutdown(ctx)
+	return srv.shutdown(ctx)
 }
 
 // floodServer is one App server process of the flood test.

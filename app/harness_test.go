@@ -191,7 +191,7 @@ func newHarness(t testing.TB) *harness {
 // start starts a server on the harness's data folder.
 func (h *harness) start(v VerifyFunc) {
 	h.t.Helper()
-	srv, err := New(Config{
+	srv, err := newServer(Config{
 		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
 		APIURL: h.gh.URL, DataDir: h.data, Workers: 2, Verify: v, Checks: h.checks,
 		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace, Nice: h.nice, AllowUnsandboxed: true,
@@ -200,12 +200,12 @@ func (h *harness) start(v VerifyFunc) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := srv.Start(context.Background()); err != nil {
+	if err := srv.start(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
 	h.srv = srv
 	h.base = len(h.gh.Requests())
-	h.web = httptest.NewServer(srv.Handler())
+	h.web = httptest.NewServer(srv.handler())
 	h.t.Cleanup(h.stop)
 }
 
@@ -217,7 +217,7 @@ func (h *harness) stop() {
 	h.web.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.srv.Shutdown(ctx); err != nil {
+	if err := h.srv.shutdown(ctx); err != nil {
 		h.t.Errorf("shutdown: %v", err)
 	}
 	h.srv = nil

@@ -18,22 +18,22 @@ const MaxHeaderBytes = 64 << 10
 // verifications have stopped.
 const stopHTTPTimeout = 30 * time.Second
 
-// httpServer returns the App's HTTP server for addr: its Handler, time
+// httpServer returns the App's HTTP server for addr: its handler, time
 // limits for headers and body, and MaxHeaderBytes.
 func (s *Server) httpServer(addr string) *http.Server {
 	return &http.Server{
-		Addr: addr, Handler: s.Handler(),
+		Addr: addr, Handler: s.handler(),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: MaxHeaderBytes,
 	}
 }
 
-// Serve answers HTTP on ln until ctx ends, then stops in this order:
-// Drain (/healthz answers 503 while the running verifications finish for
+// serve answers HTTP on ln until ctx ends, then stops in this order:
+// drain (/healthz answers 503 while the running verifications finish for
 // the grace period; at once when none runs), then the listener closes
 // and the answers in flight end, then the store closes. It returns the
 // listener's error, if any, and the stop's.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer("")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -48,36 +48,36 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace+time.Minute)
 	defer cancel()
-	drainErr := s.Drain(dctx)
+	drainErr := s.drain(dctx)
 	hctx, hcancel := context.WithTimeout(context.Background(), stopHTTPTimeout)
 	defer hcancel()
 	if err := hs.Shutdown(hctx); err != nil {
 		_ = hs.Close()
 	}
-	return errors.Join(serveErr, drainErr, s.Shutdown(hctx))
+	return errors.Join(serveErr, drainErr, s.shutdown(hctx))
 }
 
 // ErrConfig marks an error of ListenAndServe that is the configuration's
 // (serve exits with its usage code).
 var ErrConfig = errors.New("the App's configuration")
 
-// ListenAndServe runs the App until ctx ends: New (an error wraps
-// ErrConfig), Start, listen on addr, then Serve, which drains and shuts
+// ListenAndServe runs the App until ctx ends: newServer (an error wraps
+// ErrConfig), start, listen on addr, then serve, which drains and shuts
 // down in order when ctx ends.
 func ListenAndServe(ctx context.Context, cfg Config, addr string) error {
-	srv, err := New(cfg)
+	srv, err := newServer(cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if err := srv.Start(ctx); err != nil {
-		return errors.Join(err, srv.Shutdown(context.Background()))
+	if err := srv.start(ctx); err != nil {
+		return errors.Join(err, srv.shutdown(context.Background()))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("listen: %w", err), srv.Shutdown(context.Background()))
+		return errors.Join(fmt.Errorf("listen: %w", err), srv.shutdown(context.Background()))
 	}
 	srv.log.Info("template-verify serve listens", "addr", ln.Addr().String(), "api", srv.cfg.APIURL, "workers", srv.cfg.Workers)
-	if err := srv.Serve(ctx, ln); err != nil {
+	if err := srv.serve(ctx, ln); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
 	return nil

@@ -35,9 +35,9 @@ type Server struct {
 
 	bodies   *bodyBudget // webhook body bytes held at once
 	stopping atomic.Bool
-	quit     chan struct{} // closed by Drain: the announcers stop
+	quit     chan struct{} // closed by drain: the announcers stop
 	quitOnce sync.Once
-	ctx      context.Context // stopped by Shutdown after the grace
+	ctx      context.Context // stopped by shutdown after the grace
 	stop     context.CancelCauseFunc
 	wg       sync.WaitGroup
 	announce func(delivery string)
@@ -45,12 +45,12 @@ type Server struct {
 	sched    *scheduler
 }
 
-// errShutdown is the cause of a run stopped by Shutdown; the job stays in
+// errShutdown is the cause of a run stopped by shutdown; the job stays in
 // the store and runs again at the next start.
 var errShutdown = errors.New("the server stops")
 
-// New opens the store and prepares the server. Start starts its work.
-func New(cfg Config) (*Server, error) {
+// newServer opens the store and prepares the server. start starts its work.
+func newServer(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -123,12 +123,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Metrics returns the server's metrics.
-func (s *Server) Metrics() *Metrics { return s.metrics }
-
-// Handler is the HTTP handler: POST /webhook (also POST /), GET /healthz,
+// handler is the HTTP handler: POST /webhook (also POST /), GET /healthz,
 // GET /metrics.
-func (s *Server) Handler() http.Handler {
+func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/webhook", s.handleWebhook)
 	mux.HandleFunc("POST /{$}", s.handleWebhook)
@@ -145,9 +142,9 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, "ok\n")
 }
 
-// Start finds the App's login when needed, takes up the work left in the
+// start finds the App's login when needed, takes up the work left in the
 // store, and starts the announcers and workers.
-func (s *Server) Start(ctx context.Context) error {
+func (s *Server) start(ctx context.Context) error {
 	if s.bot == "" {
 		slug, err := s.appSlug(ctx)
 		if err != nil {
@@ -192,10 +189,10 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // pruneEvery is how often a running server forgets old delivery ids,
-// body hashes and head claims (Start does it too).
+// body hashes and head claims (start does it too).
 const pruneEvery = 6 * time.Hour
 
-// pruner prunes the store every pruneEvery until Drain.
+// pruner prunes the store every pruneEvery until drain.
 func (s *Server) pruner() {
 	defer s.wg.Done()
 	t := time.NewTicker(pruneEvery)
@@ -228,12 +225,12 @@ func (s *Server) appSlug(ctx context.Context) (string, error) {
 	return app.GetSlug(), nil
 }
 
-// Drain stops taking work and lets the running verifications finish for
+// drain stops taking work and lets the running verifications finish for
 // the grace period, then stops them (they run again at the next start).
 // It returns at once when nothing runs. From its start /healthz answers
 // 503; deliveries are still stored (they run after the next start), so
-// keep the listener open while Drain runs (Serve does).
-func (s *Server) Drain(ctx context.Context) error {
+// keep the listener open while drain runs (serve does).
+func (s *Server) drain(ctx context.Context) error {
 	s.stopping.Store(true)
 	s.quitOnce.Do(func() { close(s.quit) })
 	s.sched.close()
@@ -257,11 +254,11 @@ func (s *Server) Drain(ctx context.Context) error {
 	}
 }
 
-// Shutdown drains (see Drain) and closes the store. Call it after the
-// HTTP server has stopped; Serve does both in that order. A second call
+// shutdown drains (see drain) and closes the store. Call it after the
+// HTTP server has stopped; serve does both in that order. A second call
 // does nothing.
-func (s *Server) Shutdown(ctx context.Context) error {
-	err := s.Drain(ctx)
+func (s *Server) shutdown(ctx context.Context) error {
+	err := s.drain(ctx)
 	s.stop(errShutdown)
 	return errors.Join(err, s.store.Close())
 }
