@@ -7,6 +7,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/checktest"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
 )
 
@@ -103,5 +104,29 @@ groups:
 	_, err = checks.RenderTemplate(ctx, in.Plan.Trees, in.Config, "h:loose.sh", "0123456789012345678901234567890123456789", checks.RenderOptions{})
 	if !errors.Is(err, checks.ErrTemplateTree) {
 		t.Errorf("unknown commit: error %v, want ErrTemplateTree", err)
+	}
+}
+
+func TestIsShell(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	cases := []struct {
+		entry       config.Template
+		rel, output string
+		want        bool
+	}{
+		{config.Template{}, "tests/test.sh", "", true},
+		{config.Template{}, "run.bash", "", true},
+		{config.Template{}, "run", "#!/usr/bin/env bash\necho\n", true},
+		{config.Template{}, "run", "#!/bin/sh\n", true},
+		{config.Template{}, "run.py", "#!/usr/bin/env python3\n", false},
+		{config.Template{}, "README", "bash\n", false},
+		{config.Template{Shell: &no}, "tests/test.sh", "#!/bin/bash\n", false},
+		{config.Template{Shell: &yes}, "Dockerfile", "FROM x\n", true},
+	}
+	for _, c := range cases {
+		if got := checks.IsShell(c.entry, c.rel, c.output); got != c.want {
+			t.Errorf("IsShell(%+v, %q, %q) = %v, want %v", c.entry, c.rel, c.output, got, c.want)
+		}
 	}
 }

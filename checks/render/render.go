@@ -76,7 +76,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	var st stats
 	var rf []setFinding
 	for _, j := range jobs {
-		j.shell = isShell(j.entry, j.tmpl.Rel, j.head.output)
+		j.shell = checks.IsShell(j.entry, j.tmpl.Rel, j.head.output)
 		st.renders += boolInt(j.tmpl.AtBase()) + boolInt(j.tmpl.AtHead())
 		rf = append(rf, renderFindings(j, config.PreExistingFails(in.BaseConfig, in.Config))...)
 	}
@@ -325,19 +325,6 @@ func (p *parsed) render(ctx context.Context, r *jinja.Renderer, vars map[string]
 		p.err = s.err
 	}
 	return s
-}
-
-// isShell decides whether bash -n applies: the config says so, or the name
-// ends in .sh, or the output starts with a bash or sh shebang.
-func isShell(entry config.Template, rel, output string) bool {
-	if entry.Shell != nil {
-		return *entry.Shell
-	}
-	if strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".bash") {
-		return true
-	}
-	first, _, _ := strings.Cut(output, "\n")
-	return strings.HasPrefix(first, "#!") && (strings.HasSuffix(first, "/bash") || strings.HasSuffix(first, "/sh") || strings.HasSuffix(first, " bash") || strings.HasSuffix(first, " sh"))
 }
 
 // renderFindings reports render errors. An error at head fails the check;

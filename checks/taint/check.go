@@ -317,7 +317,7 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 					failed++
 					continue
 				}
-				if !isShell(entry, side.rel, out) {
+				if !checks.IsShell(entry, side.rel, out) {
 					break
 				}
 				an, err := Analyze(out, st.writable)
@@ -343,20 +343,6 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 		notes = append(notes, fmt.Sprintf("%s did not render or parse as bash; the render check reports them, and this check did not analyse them.", plural(failed, "script")))
 	}
 	return heads, bases, notes, unanalysed, nil
-}
-
-// isShell decides whether a template is a shell script, as the render
-// check does: the config says so, or the name ends in .sh or .bash, or the
-// output starts with a bash or sh shebang.
-func isShell(entry config.Template, rel, output string) bool {
-	if entry.Shell != nil {
-		return *entry.Shell
-	}
-	if strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".bash") {
-		return true
-	}
-	first, _, _ := strings.Cut(output, "\n")
-	return strings.HasPrefix(first, "#!") && (strings.HasSuffix(first, "/bash") || strings.HasSuffix(first, "/sh") || strings.HasSuffix(first, " bash") || strings.HasSuffix(first, " sh"))
 }
 
 func yesNo(b bool) string {
