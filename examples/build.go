@@ -111,32 +111,44 @@ func Build(ctx context.Context, dir string) (*Built, error) {
 		return nil, err
 	}
 	built := &Built{Dir: dir, Base: base, Heads: map[string]string{}, Bases: map[string]string{}}
-	for _, name := range headNames {
-		start := base
+	if err := built.addHeads(ctx, headNames...); err != nil {
+		return nil, err
+	}
+	return built, nil
+}
+
+// addHeads commits each named head of the example folder (heads/NAME.patch
+// and .from, see applyHead) on its own branch, in order, from the head its
+// .base file names (built before it) or from the base commit, and checks
+// out the base branch at the end.
+func (b *Built) addHeads(ctx context.Context, names ...string) error {
+	repo := gitx.Repo{Dir: b.Dir}
+	for _, name := range names {
+		start := b.Base
 		if from := BaseBranchOf(name); from != BaseBranch {
-			sha, ok := built.Heads[from]
+			sha, ok := b.Heads[from]
 			if !ok {
-				return nil, fmt.Errorf("example head %s: its .base names %s, which is not built before it", name, from)
+				return fmt.Errorf("example head %s: its .base names %s, which is not built before it", name, from)
 			}
 			start = sha
-			built.Bases[name] = sha
+			b.Bases[name] = sha
 		}
 		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
-			return nil, fmt.Errorf("example head %s: %w", name, err)
+			return fmt.Errorf("example head %s: %w", name, err)
 		}
 		if err := applyHead(ctx, repo, name, 0); err != nil {
-			return nil, err
+			return err
 		}
 		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
 		if err != nil {
-			return nil, fmt.Errorf("example head %s: %w", name, err)
+			return fmt.Errorf("example head %s: %w", name, err)
 		}
-		built.Heads[name] = sha
+		b.Heads[name] = sha
 	}
 	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		return nil, fmt.Errorf("example: %w", err)
+		return fmt.Errorf("example: %w", err)
 	}
-	return built, nil
+	return nil
 }
 
 // prepareDir creates dir, or checks that it is an empty folder.

@@ -2,12 +2,10 @@ package examples
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
@@ -43,11 +41,7 @@ var extraHeads = []string{
 	headArchive, headArchiveEdit, headArchiveBad,
 }
 
-var (
-	withHeads     *Built
-	withHeadsErr  error
-	withHeadsOnce sync.Once
-)
+var withHeads shared
 
 // heads returns one example with every head of extraHeads, built once and
 // shared by the tests. A test that adds a branch to it (commitOn,
@@ -55,55 +49,7 @@ var (
 // test uses: the parallel tests, which only read, run after it.
 func heads(t *testing.T) *Built {
 	t.Helper()
-	withHeadsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "datasmith-mini-heads-")
-		if err != nil {
-			withHeadsErr = err
-			return
-		}
-		withHeads, withHeadsErr = buildHeads(context.Background(), dir, extraHeads...)
-	})
-	if withHeadsErr != nil {
-		t.Fatalf("build the heads: %v", withHeadsErr)
-	}
-	return withHeads
-}
-
-// buildHeads builds the example in dir plus the named heads, in order. A
-// head starts from the head its .base file names (built before it), else
-// from the base commit; its .from and .patch files apply as in Build.
-func buildHeads(ctx context.Context, dir string, names ...string) (*Built, error) {
-	b, err := Build(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("build: %w", err)
-	}
-	repo := gitx.Repo{Dir: b.Dir}
-	for _, name := range names {
-		start := b.Base
-		if from := BaseBranchOf(name); from != BaseBranch {
-			sha, ok := b.Heads[from]
-			if !ok {
-				return nil, fmt.Errorf("head %s: its .base names %s, which is not built before it", name, from)
-			}
-			start = sha
-			b.Bases[name] = sha
-		}
-		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
-			return nil, err
-		}
-		if err := applyHead(ctx, repo, name, 0); err != nil {
-			return nil, fmt.Errorf("head %s: %w", name, err)
-		}
-		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
-		if err != nil {
-			return nil, fmt.Errorf("head %s: %w", name, err)
-		}
-		b.Heads[name] = sha
-	}
-	if _, err := repo.Run(ctx, "checkout", "-q", BaseBranch); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return withHeads.get(t, "datasmith-mini-heads-", extraHeads...)
 }
 
 // branchWithout commits, on a new branch from rev, the tree of rev with

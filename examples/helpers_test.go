@@ -20,35 +20,49 @@ const (
 	debianPy   = "/usr/bin/python3"
 )
 
-var (
-	shared     *Built
-	sharedErr  error
-	sharedOnce sync.Once
-)
+// shared is an example built once for the tests that only read it (or
+// add branches before any parallel test runs).
+type shared struct {
+	once  sync.Once
+	built *Built
+	err   error
+}
+
+// get builds the example with the extra heads in a new temporary folder
+// named prefix*, the first time; TestMain removes it.
+func (s *shared) get(t *testing.T, prefix string, extra ...string) *Built {
+	t.Helper()
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			s.err = err
+			return
+		}
+		ctx := context.Background()
+		if s.built, s.err = Build(ctx, dir); s.err == nil {
+			s.err = s.built.addHeads(ctx, extra...)
+		}
+	})
+	if s.err != nil {
+		t.Fatalf("build the example: %v", s.err)
+	}
+	return s.built
+}
+
+var example0 shared
 
 // example returns one built example, shared by the tests that only read it.
 func example(t *testing.T) *Built {
 	t.Helper()
-	sharedOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "datasmith-mini-")
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		shared, sharedErr = Build(context.Background(), dir)
-	})
-	if sharedErr != nil {
-		t.Fatalf("Build: %v", sharedErr)
-	}
-	return shared
+	return example0.get(t, "datasmith-mini-")
 }
 
 // TestMain removes the shared examples after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, b := range []*Built{shared, withHeads} {
-		if b != nil {
-			_ = os.RemoveAll(b.Dir)
+	for _, s := range []*shared{&example0, &withHeads} {
+		if s.built != nil {
+			_ = os.RemoveAll(s.built.Dir)
 		}
 	}
 	os.Exit(code)
