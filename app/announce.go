@@ -17,7 +17,7 @@ import (
 const announceTries = 3
 
 // announcer takes accepted jobs until the server stops.
-func (s *Server) announcer() {
+func (s *server) announcer() {
 	defer s.wg.Done()
 	for {
 		select {
@@ -37,7 +37,7 @@ func (s *Server) announcer() {
 // announceJob finds the pull request of an accepted job, decides whether
 // its code may run, and makes the App's check run: queued, or neutral
 // with the way to start the run.
-func (s *Server) announceJob(delivery string) {
+func (s *server) announceJob(delivery string) {
 	j, ok, err := s.store.Get(delivery)
 	if err != nil || !ok {
 		if err != nil {
@@ -79,14 +79,14 @@ func drop(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errDrop, fmt.Sprintf(format, args...))
 }
 
-func (s *Server) forget(j *Job) {
+func (s *server) forget(j *Job) {
 	if err := s.store.Delete(j.Delivery); err != nil {
 		s.log.Error("delete the job", "delivery", j.Delivery, "error", err)
 	}
 }
 
 // prepare does the work of announceJob once.
-func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
+func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func (s *Server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 // resolvePull finds the pull request by head sha when the event has none
 // (fork pull requests in check_suite and check_run events), and reads it
 // when the event lacks its head, base or author.
-func (s *Server) resolvePull(ctx context.Context, in *githubapi.Installation, j *Job) error {
+func (s *server) resolvePull(ctx context.Context, in *githubapi.Installation, j *Job) error {
 	if j.PR == 0 {
 		prs, _, err := in.Client.PullRequests.ListPullRequestsWithCommit(ctx, j.Owner, j.Repo, j.HeadSHA, &github.ListOptions{PerPage: 100})
 		if err != nil {
@@ -179,7 +179,7 @@ func (s *Server) resolvePull(ctx context.Context, in *githubapi.Installation, j 
 // trust decides whether the code of the pull request may run: when a
 // person with write access asked for the run, or when the pull request is
 // not from a fork and its author has write access.
-func (s *Server) trust(ctx context.Context, in *githubapi.Installation, j *Job) (bool, string, error) {
+func (s *server) trust(ctx context.Context, in *githubapi.Installation, j *Job) (bool, string, error) {
 	if j.Request && j.Sender != "" {
 		ok, err := s.canWrite(ctx, in, j, j.Sender)
 		if err != nil || ok {
@@ -196,7 +196,7 @@ func (s *Server) trust(ctx context.Context, in *githubapi.Installation, j *Job) 
 	return false, fmt.Sprintf("The author %s has no write access to this repository.", code(j.Author)), nil
 }
 
-func (s *Server) canWrite(ctx context.Context, in *githubapi.Installation, j *Job, user string) (bool, error) {
+func (s *server) canWrite(ctx context.Context, in *githubapi.Installation, j *Job, user string) (bool, error) {
 	if user == "" {
 		return false, nil
 	}

@@ -28,7 +28,7 @@ func output(title, summary string) *github.CheckRunOutput {
 }
 
 // createQueued makes the App's check run as queued.
-func (s *Server) createQueued(ctx context.Context, in *githubapi.Installation, j *Job) (int64, error) {
+func (s *server) createQueued(ctx context.Context, in *githubapi.Installation, j *Job) (int64, error) {
 	cr, _, err := in.Client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
 		Name: RunName, HeadSHA: j.HeadSHA, Status: ptr("queued"), ExternalID: ptr(j.Delivery),
 		Output: output("The verification is queued",
@@ -42,7 +42,7 @@ func (s *Server) createQueued(ctx context.Context, in *githubapi.Installation, j
 
 // createNeutral makes a completed neutral run that says how to start the
 // verification of a pull request whose code does not run by itself.
-func (s *Server) createNeutral(ctx context.Context, in *githubapi.Installation, j *Job, why string) error {
+func (s *server) createNeutral(ctx context.Context, in *githubapi.Installation, j *Job, why string) error {
 	summary := why + "\n\nFor this reason template-verify does not run the code of this pull request by itself. " +
 		"A maintainer reads the change first. Then the maintainer starts the verification with a pull-request comment that says `" + CommandWord + "`. " +
 		"A maintainer can also use the \"Run verification\" button of this check run."
@@ -60,7 +60,7 @@ func (s *Server) createNeutral(ctx context.Context, in *githubapi.Installation, 
 
 // setRun changes the App's check run: status in_progress, or completed
 // with a conclusion.
-func (s *Server) setRun(ctx context.Context, in *githubapi.Installation, j *Job, conclusion, title, summary string) error {
+func (s *server) setRun(ctx context.Context, in *githubapi.Installation, j *Job, conclusion, title, summary string) error {
 	if j.RunID == 0 {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (s *Server) setRun(ctx context.Context, in *githubapi.Installation, j *Job,
 }
 
 // closeRuns concludes every run of ids that is not completed yet.
-func (s *Server) closeRuns(ctx context.Context, in *githubapi.Installation, j *Job, ids []int64, conclusion, title, summary string) error {
+func (s *server) closeRuns(ctx context.Context, in *githubapi.Installation, j *Job, ids []int64, conclusion, title, summary string) error {
 	var first error
 	for _, id := range ids {
 		cr, _, err := in.Client.Checks.GetCheckRun(ctx, j.Owner, j.Repo, id)

@@ -167,7 +167,7 @@ type harness struct {
 	data   string
 	clock  *fakeclock.Clock
 	logs   *syncBuffer
-	srv    *Server
+	srv    *server
 	web    *httptest.Server
 	checks []string
 	grace  time.Duration

@@ -20,7 +20,7 @@ const recoverTimeout = 30 * time.Second
 // the runs and storing their ids leaves them out of the store; one job
 // holds a head (see Store.Claim), so the open runs of the head are its
 // own. The worker then concludes them before it runs the job again.
-func (s *Server) recoverRuns(ctx context.Context, j *Job) {
+func (s *server) recoverRuns(ctx context.Context, j *Job) {
 	ctx, cancel := context.WithTimeout(ctx, recoverTimeout)
 	defer cancel()
 	ids, err := s.openRunsOf(ctx, j)
@@ -37,7 +37,7 @@ func (s *Server) recoverRuns(ctx context.Context, j *Job) {
 
 // openRunsOf lists the per-check runs ("template-verify / ...") of this
 // App on j's head that are not completed.
-func (s *Server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
+func (s *server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ const stopHTTPTimeout = 30 * time.Second
 
 // httpServer returns the App's HTTP server for addr: its handler, time
 // limits for headers and body, and MaxHeaderBytes.
-func (s *Server) httpServer(addr string) *http.Server {
+func (s *server) httpServer(addr string) *http.Server {
 	return &http.Server{
 		Addr: addr, Handler: s.handler(),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
@@ -33,7 +33,7 @@ func (s *Server) httpServer(addr string) *http.Server {
 // the grace period; at once when none runs), then the listener closes
 // and the answers in flight end, then the store closes. It returns the
 // listener's error, if any, and the stop's.
-func (s *Server) serve(ctx context.Context, ln net.Listener) error {
+func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer("")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

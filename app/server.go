@@ -21,9 +21,9 @@ import (
 	"github.com/formula-code/template-verify/verify"
 )
 
-// Server is the App: the webhook handler, the store, the announcers and
+// server is the App: the webhook handler, the store, the announcers and
 // the workers.
-type Server struct {
+type server struct {
 	cfg     Config
 	log     *slog.Logger
 	store   *Store
@@ -50,7 +50,7 @@ type Server struct {
 var errShutdown = errors.New("the server stops")
 
 // newServer opens the store and prepares the server. start starts its work.
-func newServer(cfg Config) (*Server, error) {
+func newServer(cfg Config) (*server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, metrics: newMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
+	s := &server{cfg: cfg, log: log, store: st, metrics: newMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
 	base := cfg.HTTPTransport
 	if base == nil {
 		base = http.DefaultTransport
@@ -125,7 +125,7 @@ func newServer(cfg Config) (*Server, error) {
 
 // handler is the HTTP handler: POST /webhook (also POST /), GET /healthz,
 // GET /metrics.
-func (s *Server) handler() http.Handler {
+func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/webhook", s.handleWebhook)
 	mux.HandleFunc("POST /{$}", s.handleWebhook)
@@ -134,7 +134,7 @@ func (s *Server) handler() http.Handler {
 	return mux
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	if s.stopping.Load() {
 		http.Error(w, "stopping", http.StatusServiceUnavailable)
 		return
@@ -144,7 +144,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 
 // start finds the App's login when needed, takes up the work left in the
 // store, and starts the announcers and workers.
-func (s *Server) start(ctx context.Context) error {
+func (s *server) start(ctx context.Context) error {
 	if s.bot == "" {
 		slug, err := s.appSlug(ctx)
 		if err != nil {
@@ -193,7 +193,7 @@ func (s *Server) start(ctx context.Context) error {
 const pruneEvery = 6 * time.Hour
 
 // pruner prunes the store every pruneEvery until drain.
-func (s *Server) pruner() {
+func (s *server) pruner() {
 	defer s.wg.Done()
 	t := time.NewTicker(pruneEvery)
 	defer t.Stop()
@@ -210,7 +210,7 @@ func (s *Server) pruner() {
 }
 
 // appSlug asks GET /app with the App's JWT.
-func (s *Server) appSlug(ctx context.Context) (string, error) {
+func (s *server) appSlug(ctx context.Context) (string, error) {
 	in, err := s.clients.App()
 	if err != nil {
 		return "", err
@@ -230,7 +230,7 @@ func (s *Server) appSlug(ctx context.Context) (string, error) {
 // It returns at once when nothing runs. From its start /healthz answers
 // 503; deliveries are still stored (they run after the next start), so
 // keep the listener open while drain runs (serve does).
-func (s *Server) drain(ctx context.Context) error {
+func (s *server) drain(ctx context.Context) error {
 	s.stopping.Store(true)
 	s.quitOnce.Do(func() { close(s.quit) })
 	s.sched.close()
@@ -257,7 +257,7 @@ func (s *Server) drain(ctx context.Context) error {
 // shutdown drains (see drain) and closes the store. Call it after the
 // HTTP server has stopped; serve does both in that order. A second call
 // does nothing.
-func (s *Server) shutdown(ctx context.Context) error {
+func (s *server) shutdown(ctx context.Context) error {
 	err := s.drain(ctx)
 	s.stop(errShutdown)
 	return errors.Join(err, s.store.Close())
@@ -267,14 +267,14 @@ func (s *Server) shutdown(ctx context.Context) error {
 // delivery id and the attempt, never the id: the id comes from an
 // unsigned header. Each attempt has its own folder, so that a git process
 // left over from a killed server cannot write into the clone of the next.
-func (s *Server) workDir(j *Job) string {
+func (s *server) workDir(j *Job) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("work\x00%s\x00%d", j.Delivery, j.Attempts)))
 	return filepath.Join(s.cfg.DataDir, "work", hex.EncodeToString(sum[:16]))
 }
 
 // sweepWork removes the work folders a stopped or killed server left.
 // It runs at start, before any worker.
-func (s *Server) sweepWork() {
+func (s *server) sweepWork() {
 	root := filepath.Join(s.cfg.DataDir, "work")
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -290,7 +290,7 @@ func (s *Server) sweepWork() {
 	}
 }
 
-func (s *Server) removeWork(j *Job) {
+func (s *server) removeWork(j *Job) {
 	if err := os.RemoveAll(s.workDir(j)); err != nil {
 		s.log.Warn("remove the work folder", "delivery", j.Delivery, "error", err)
 	}

@@ -23,7 +23,7 @@ const maxLogValue = 100
 // when it is one of a fixed set, the delivery id must have GitHub's form
 // (a UUID) and is never a path, and a body seen before is a duplicate
 // whatever its id.
-func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
+func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")

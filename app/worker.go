@@ -26,7 +26,7 @@ func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) 
 }
 
 // worker runs jobs until the scheduler closes.
-func (s *Server) worker() {
+func (s *server) worker() {
 	defer s.wg.Done()
 	for {
 		j, ok := s.sched.next()
@@ -41,10 +41,10 @@ func (s *Server) worker() {
 // worker first concludes the check runs the stopped run left open, or,
 // after MaxAttempts runs the process did not survive, concludes the job
 // as failure without running it.
-func (s *Server) resume(j *Job) { s.sched.add(j) }
+func (s *server) resume(j *Job) { s.sched.add(j) }
 
 // runJob runs one verification and publishes it.
-func (s *Server) runJob(j *Job) {
+func (s *server) runJob(j *Job) {
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	s.sched.started(j, cancel)
@@ -127,7 +127,7 @@ func (r redacted) Unwrap() error { return r.err }
 // the App's checks, the gate's policy read at the base commit of the
 // clone (verify.GatePolicy; without a clone it is unknown and the gate
 // applies), and the comment under commentMode.
-func (s *Server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *publish.Session {
+func (s *server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *publish.Session {
 	return &publish.Session{
 		Mode: publish.ModeWrite,
 		Target: publish.Target{
@@ -158,7 +158,7 @@ func (s *Server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *
 
 // crashed concludes a job whose runs the process did not survive
 // MaxAttempts times, instead of running it again.
-func (s *Server) crashed(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) {
+func (s *server) crashed(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
 	title := fmt.Sprintf("The verification crashed %d times", j.Attempts)
@@ -183,7 +183,7 @@ func (s *Server) crashed(ctx context.Context, in *githubapi.Installation, j *Job
 // once the clone is there, and their ids are stored so that a restart
 // concludes them. A clone error makes no runs; Finish then makes and
 // concludes them.
-func (s *Server) execute(ctx context.Context, in *githubapi.Installation, j *Job, sess *publish.Session) (*report.Report, error) {
+func (s *server) execute(ctx context.Context, in *githubapi.Installation, j *Job, sess *publish.Session) (*report.Report, error) {
 	dir := s.workDir(j)
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clean the work folder: %w", err)
@@ -211,7 +211,7 @@ func (s *Server) execute(ctx context.Context, in *githubapi.Installation, j *Job
 // conclude concludes the App's own check run from the outcome: failure
 // with the reason when the verification failed, else the checks'
 // conclusions, never passed when the gate fails.
-func (s *Server) conclude(ctx context.Context, in *githubapi.Installation, j *Job, out publish.Outcome, log *slog.Logger) {
+func (s *server) conclude(ctx context.Context, in *githubapi.Installation, j *Job, out publish.Outcome, log *slog.Logger) {
 	if out.Err != nil {
 		if err := s.setRun(ctx, in, j, "failure", "The verification stopped", "template-verify could not finish the verification: "+out.Err.Error()); err != nil {
 			log.Warn("conclude the check run", "error", err)
@@ -249,7 +249,7 @@ func commentMode(j *Job) publish.CommentMode {
 }
 
 // cancelled concludes the runs of a job whose head a newer push replaced.
-func (s *Server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs []publish.RunInfo, newer string, log *slog.Logger) {
+func (s *server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs []publish.RunInfo, newer string, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
 	why := fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))
