@@ -208,7 +208,7 @@ func TestStartFailureCompletesWhatItMade(t *testing.T) {
 func TestAbort(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		gate     Gate
+		gate     checks.Gate
 		wantGate string
 	}{{mainGate, "failure"}, {checks.Gate{BaseRef: "feature", Branches: mainGate.Branches}, "skipped"}} {
 		e := setup(t, false)

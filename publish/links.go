@@ -3,26 +3,8 @@ package publish
 import (
 	"strings"
 
-	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/report"
 )
-
-// Output is the output of one check run, within GitHub's limits.
-//
-// Deprecated: forwarding until callers move; use report.RunOutput.
-type Output = report.RunOutput
-
-// Annotation is one check-run annotation.
-//
-// Deprecated: forwarding until callers move; use report.Annotation.
-type Annotation = report.Annotation
-
-// OutputOf builds the check-run output of one result.
-//
-// Deprecated: forwarding until callers move; use report.CheckRun.
-func OutputOf(res checks.Result, command string, maxAnnotations int) Output {
-	return report.CheckRun(res, command, maxAnnotations)
-}
 
 // LinksOf is what the comment links to: the repository's page (serverURL,
 // such as GITHUB_SERVER_URL, with owner/repo), the page of each check

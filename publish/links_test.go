@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/formula-code/template-verify/checks"
 )
 
 // TestLinksOf gives the comment the pages of the check runs that Start
@@ -18,7 +20,7 @@ func TestLinksOf(t *testing.T) {
 	if l.Repo != "https://github.invalid/octo/hello" || l.Run != "https://github.invalid/octo/hello/actions/runs/9" {
 		t.Errorf("links %+v", l)
 	}
-	for _, c := range []string{"render", "restore", GateCheck} {
+	for _, c := range []string{"render", "restore", checks.GateCheck} {
 		if !strings.HasPrefix(l.CheckRuns[c], "http") {
 			t.Errorf("no page for the check run of %s: %+v", c, l.CheckRuns)
 		}
