@@ -25,10 +25,6 @@ func New() *Check { return &Check{} }
 // WithOptions returns a copy of the check that runs with the options o.
 func (c *Check) WithOptions(o Options) *Check { return &Check{opts: o} }
 
-// NewWithOptions returns the restore check with the given options.
-//
-// Deprecated: use New().WithOptions(o).
-func NewWithOptions(o Options) *Check { return New().WithOptions(o) }
 
 // Name implements checks.Check.
 func (c *Check) Name() string { return "restore" }
