@@ -25,7 +25,6 @@ func New() *Check { return &Check{} }
 // WithOptions returns a copy of the check that runs with the options o.
 func (c *Check) WithOptions(o Options) *Check { return &Check{opts: o} }
 
-
 // Name implements checks.Check.
 func (c *Check) Name() string { return "restore" }
 
