@@ -54,7 +54,9 @@ func init() {
 			fmt.Fprintf(os.Stderr, "%s=%q is not a byte count\n", workerVar, v)
 			os.Exit(2)
 		}
-		os.Exit(workerMain(mem))
+		// syscall.Exit, not os.Exit: the worker writes its answers
+		// unbuffered, and under -race os.Exit first sleeps a second.
+		syscall.Exit(workerMain(mem))
 	}
 }
 
