@@ -19,7 +19,6 @@ known to be optional. "dynamic" lists files that include a name computed at
 render time; those are not followed.
 """
 
-import base64
 import json
 import signal
 import sys
@@ -27,39 +26,6 @@ import sys
 import jinja2
 from jinja2 import meta, nodes
 from jinja2.loaders import split_template_path
-
-
-class FilesLoader(jinja2.BaseLoader):
-    def __init__(self, files):
-        self.files = files
-
-    def get_source(self, environment, template):
-        name = "/".join(split_template_path(template))
-        data = self.files.get(name)
-        if data is None:
-            raise jinja2.TemplateNotFound(template)
-        return data.decode("utf-8"), name, lambda: True
-
-
-class JobTimeout(Exception):
-    pass
-
-
-def on_alarm(signum, frame):
-    raise JobTimeout("parsing took longer than the time limit")
-
-
-def make_env(spec):
-    files = {k: base64.b64decode(v) for k, v in spec["files"].items()}
-    opts = spec.get("opts") or {}
-    env = jinja2.Environment(
-        loader=FilesLoader(files),
-        autoescape=bool(opts.get("autoescape")),
-        keep_trailing_newline=bool(opts.get("keep_trailing_newline")),
-        trim_blocks=bool(opts.get("trim_blocks")),
-        lstrip_blocks=bool(opts.get("lstrip_blocks")),
-    )
-    return env
 
 
 def closure(env, name):
@@ -134,10 +100,10 @@ def main():
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    signal.signal(signal.SIGALRM, on_alarm)
+    signal.signal(signal.SIGALRM, alarm("parsing took longer than the time limit"))
     req = json.load(sys.stdin)
     timeout = float(req.get("job_timeout") or 20)
-    envs = [make_env(spec) for spec in req.get("envs", [])]
+    envs = [make_env(spec)[0] for spec in req.get("envs", [])]
     results = [run(envs[job["env"]], job, timeout) for job in req.get("jobs", [])]
     json.dump({"jinja2": jinja2.__version__, "results": results}, sys.stdout)
 

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
 //go:embed names.py
-var namesScript string
+var namesScript string // runs after jinja.PythonEnvironment
 
 // Timeout limits one run of the Python helper; JobTimeout one template.
 var (
@@ -95,7 +96,7 @@ func run(ctx context.Context, python string, req *request, mem int64) ([]Found, 
 	}
 	defer os.RemoveAll(dir)
 	out := sandbox.Run(ctx, sandbox.Spec{
-		Args:      []string{python, "-I", "-c", namesScript, strconv.FormatInt(mem, 10)},
+		Args:      []string{python, "-I", "-c", jinja.PythonEnvironment + "\n" + namesScript, strconv.FormatInt(mem, 10)},
 		Dir:       dir,
 		Env:       []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
 		Stdin:     bytes.NewReader(body),

@@ -23,6 +23,14 @@ import (
 //go:embed render.py
 var renderScript string
 
+// PythonEnvironment is the Python source of the Jinja2 environment that
+// the Python helpers build (environment.py: the loader with
+// FileSystemLoader semantics, the options, the job alarm). A helper runs
+// as this source followed by its own.
+//
+//go:embed environment.py
+var PythonEnvironment string
+
 // PythonTimeout limits one RenderPython call; Limits.Time limits one
 // render inside it.
 var PythonTimeout = 5 * time.Minute
@@ -166,7 +174,7 @@ func RenderPythonLimits(ctx context.Context, python string, jobs []Job, lim Limi
 	}
 	defer os.RemoveAll(dir)
 	out := sandbox.Run(ctx, sandbox.Spec{
-		Args: []string{python, "-I", "-c", renderScript,
+		Args: []string{python, "-I", "-c", PythonEnvironment + "\n" + renderScript,
 			strconv.FormatInt(lim.Memory, 10), strconv.Itoa(lim.Output), strconv.Itoa(MaxPythonTotal)},
 		Dir:       dir,
 		Env:       []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},

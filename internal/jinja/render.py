@@ -11,58 +11,18 @@ Arguments: the memory limit of the process in bytes (RLIMIT_AS, set before
 the request is read), the largest output of one render in bytes, and the
 largest total of the outputs as JSON; past the total a job is "skipped".
 
-Each environment is built as datasmith builds its own: a loader with
+Each environment is built as datasmith builds its own (make_env of
+environment.py, which Go puts in front of this script): a loader with
 FileSystemLoader semantics over the given files, StrictUndefined or
 Undefined, and the autoescape, keep_trailing_newline, trim_blocks and
 lstrip_blocks options.
 """
 
-import base64
 import json
 import signal
 import sys
 
 import jinja2
-from jinja2.loaders import split_template_path
-
-
-class FilesLoader(jinja2.BaseLoader):
-    """FileSystemLoader semantics over an in-memory folder."""
-
-    def __init__(self, files):
-        self.files = files
-
-    def get_source(self, environment, template):
-        name = "/".join(split_template_path(template))
-        data = self.files.get(name)
-        if data is None:
-            raise jinja2.TemplateNotFound(template)
-        # FileSystemLoader reads bytes and decodes them as UTF-8.
-        return data.decode("utf-8"), name, lambda: True
-
-    def list_templates(self):
-        return sorted(self.files)
-
-
-class JobTimeout(Exception):
-    pass
-
-
-def on_alarm(signum, frame):
-    raise JobTimeout("the render took longer than the time limit")
-
-
-def make_env(spec):
-    files = {k: base64.b64decode(v) for k, v in spec["files"].items()}
-    opts = spec.get("opts") or {}
-    return jinja2.Environment(
-        loader=FilesLoader(files),
-        undefined=jinja2.StrictUndefined if opts.get("strict_undefined") else jinja2.Undefined,
-        autoescape=bool(opts.get("autoescape")),
-        keep_trailing_newline=bool(opts.get("keep_trailing_newline")),
-        trim_blocks=bool(opts.get("trim_blocks")),
-        lstrip_blocks=bool(opts.get("lstrip_blocks")),
-    ), set(files)
 
 
 def decode_value(obj):
@@ -127,7 +87,7 @@ def main():
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    signal.signal(signal.SIGALRM, on_alarm)
+    signal.signal(signal.SIGALRM, alarm("the render took longer than the time limit"))
     req = json.load(sys.stdin, object_hook=decode_value)
     timeout = float(req.get("job_timeout") or 20)
     envs = [make_env(spec) for spec in req.get("envs", [])]
