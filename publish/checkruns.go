@@ -30,9 +30,9 @@ type RunInfo struct {
 	Conclusion string
 }
 
-// Runs are the check runs of one verification, from Start to Complete or
+// checkRuns are the check runs of one verification, from Start to Complete or
 // Abort.
-type Runs struct {
+type checkRuns struct {
 	p     *publisher
 	order []string
 	ids   map[string]int64
@@ -46,8 +46,8 @@ type Runs struct {
 // as in_progress. When a create fails, Start completes the runs it made
 // (failure, with the error: a run that was not verified never reads as
 // passed) and returns the error.
-func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
-	r := &Runs{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
+func (p *publisher) Start(ctx context.Context, names []string) (*checkRuns, error) {
+	r := &checkRuns{p: p, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
 	for _, n := range append(slices.Clone(names), checks.GateCheck) {
 		if _, dup := r.ids[n]; dup || n == "" {
 			continue
@@ -81,7 +81,7 @@ func (p *publisher) Start(ctx context.Context, names []string) (*Runs, error) {
 // run; a run with no result in the report completes as neutral. The gate
 // completes last. Every run is completed even when some fail; the error
 // joins what failed.
-func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate checks.Gate) ([]RunInfo, error) {
+func (r *checkRuns) Complete(ctx context.Context, rep *report.Report, gate checks.Gate) ([]RunInfo, error) {
 	var errs []error
 	results := slices.Clone(rep.Results)
 	seen := map[string]bool{}
@@ -116,7 +116,7 @@ func (r *Runs) Complete(ctx context.Context, rep *report.Report, gate checks.Gat
 // that says what failed, the gate with failure and the same summary when
 // it applies (always when its policy is unknown), else skipped. Callers
 // never pass neutral or success: GitHub counts those as passed.
-func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gate checks.Gate) error {
+func (r *checkRuns) Abort(ctx context.Context, conclusion, title, summary string, gate checks.Gate) error {
 	var errs []error
 	for _, n := range r.order {
 		if _, ok := r.done[n]; ok {
@@ -137,7 +137,7 @@ func (r *Runs) Abort(ctx context.Context, conclusion, title, summary string, gat
 }
 
 // Infos lists the runs in the order they were made.
-func (r *Runs) Infos() []RunInfo {
+func (r *checkRuns) Infos() []RunInfo {
 	var out []RunInfo
 	for _, n := range r.order {
 		out = append(out, RunInfo{Check: n, ID: r.ids[n], URL: r.urls[n], Conclusion: r.done[n]})
@@ -149,7 +149,7 @@ func (r *Runs) Infos() []RunInfo {
 // rest of its annotations. When GitHub refuses the output, it tries once
 // more with a short output that says why, so the run never stays
 // in_progress.
-func (r *Runs) complete(ctx context.Context, check, conclusion string, out report.RunOutput) error {
+func (r *checkRuns) complete(ctx context.Context, check, conclusion string, out report.RunOutput) error {
 	batches := chunks(out.Annotations, report.AnnotationsPerRequest)
 	first := runOutput(out, batches[0])
 	err := r.send(ctx, check, conclusion, first)
@@ -173,7 +173,7 @@ func (r *Runs) complete(ctx context.Context, check, conclusion string, out repor
 
 // send completes the run of check, or creates it completed when Start did
 // not make it.
-func (r *Runs) send(ctx context.Context, check, conclusion string, out *github.CheckRunOutput) error {
+func (r *checkRuns) send(ctx context.Context, check, conclusion string, out *github.CheckRunOutput) error {
 	now := &github.Timestamp{Time: r.p.clock.Now()}
 	id, ok := r.ids[check]
 	var cr *github.CheckRun

@@ -6,12 +6,12 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
-// LinksOf is what the comment links to: the repository's page (serverURL,
+// linksOf is what the comment links to: the repository's page (serverURL,
 // such as GITHUB_SERVER_URL, with owner/repo), the page of each check
 // run that Start made, and runURL, the workflow run's page ("" when there
 // is none, as in the App). Set it as the report's Links after Start and
 // before rendering the comment; runs may be nil.
-func LinksOf(serverURL, owner, repo string, runs *Runs, runURL string) report.Links {
+func linksOf(serverURL, owner, repo string, runs *checkRuns, runURL string) report.Links {
 	l := report.Links{Run: runURL}
 	if serverURL != "" && owner != "" && repo != "" {
 		l.Repo = strings.TrimRight(serverURL, "/") + "/" + owner + "/" + repo

@@ -16,7 +16,7 @@ func TestLinksOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := LinksOf("https://github.invalid/", "octo", "hello", runs, "https://github.invalid/octo/hello/actions/runs/9")
+	l := linksOf("https://github.invalid/", "octo", "hello", runs, "https://github.invalid/octo/hello/actions/runs/9")
 	if l.Repo != "https://github.invalid/octo/hello" || l.Run != "https://github.invalid/octo/hello/actions/runs/9" {
 		t.Errorf("links %+v", l)
 	}
@@ -25,7 +25,7 @@ func TestLinksOf(t *testing.T) {
 			t.Errorf("no page for the check run of %s: %+v", c, l.CheckRuns)
 		}
 	}
-	if got := LinksOf("", "octo", "hello", nil, ""); got.Repo != "" || got.CheckRuns != nil {
+	if got := linksOf("", "octo", "hello", nil, ""); got.Repo != "" || got.CheckRuns != nil {
 		t.Errorf("links without a server: %+v", got)
 	}
 }

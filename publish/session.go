@@ -87,7 +87,7 @@ type Session struct {
 	Banner    string
 
 	pub     *publisher
-	runs    *Runs
+	runs    *checkRuns
 	gate    *checks.Gate
 	started bool
 }
@@ -278,7 +278,7 @@ func (s *Session) comment(ctx context.Context, rep *report.Report) (CommentResul
 	if s.CommentMode == CommentOff || s.CommentMode == "" || s.Target.PR <= 0 {
 		return CommentResult{}, false, nil
 	}
-	rep.Links = LinksOf(s.ServerURL, s.Target.Owner, s.Target.Repo, s.runs, s.Target.DetailsURL)
+	rep.Links = linksOf(s.ServerURL, s.Target.Owner, s.Target.Repo, s.runs, s.Target.DetailsURL)
 	var body string
 	var err error
 	if s.Banner != "" {
