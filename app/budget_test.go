@@ -13,7 +13,6 @@ import (
 // that start many 25 MB bodies cannot hold more than the budget; the
 // next one gets 503 until the budget is back (issue 14.10).
 func TestBodiesInFlightAreCapped(t *testing.T) {
-	t.Parallel()
 	old := maxBodiesInFlight
 	maxBodiesInFlight = 1000
 	t.Cleanup(func() { maxBodiesInFlight = old })

@@ -52,7 +52,7 @@ func TestHealthzAnswers503WhileDraining(t *testing.T) {
 		t.Fatalf("healthz before the stop: %d %v", code, err)
 	}
 	h.send("pull_request", "drain-1", h.pullPayload("synchronize", 5, h.repo.heads[0], false))
-	<-v.started
+	h.waitStarted(v)
 	stop()
 	var code int
 	var err error

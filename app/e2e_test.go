@@ -277,7 +277,7 @@ func TestRestartDuringRunFinishesIt(t *testing.T) {
 	first := &stubVerify{block: h.repo.heads[0], started: make(chan string, 1)}
 	h.start(first.fn)
 	h.send("pull_request", "r-1", h.pullPayload("synchronize", 5, h.repo.heads[0], false))
-	<-first.started
+	h.waitStarted(first)
 	h.stop() // the run stops; the job stays in the store
 
 	var open int

@@ -139,7 +139,7 @@ func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
 	first := &stubVerify{block: head, started: make(chan string, 1)}
 	h.start(first.fn)
 	h.send("pull_request", "c-1", h.pullPayload("synchronize", 5, head, false))
-	<-first.started
+	h.waitStarted(first)
 	h.stop() // the job stays in the store as running
 
 	// The process died during each of MaxAttempts runs.
@@ -191,7 +191,7 @@ func TestGracefulStopsDoNotCountAsCrashes(t *testing.T) {
 		if i == 0 {
 			h.send("pull_request", "g-1", h.pullPayload("synchronize", 5, head, false))
 		}
-		<-v.started
+		h.waitStarted(v)
 		h.stop()
 	}
 	v := &stubVerify{}

@@ -318,6 +318,17 @@ func (h *harness) waitFor(what string, cond func() bool) {
 	waitUntil(h.t, 60*time.Second, what, cond, h.seen)
 }
 
+// waitStarted waits for a stubbed verification to start; after 60 s the
+// test fails with what it saw and the App's log, not a hang.
+func (h *harness) waitStarted(v *stubVerify) {
+	h.t.Helper()
+	select {
+	case <-v.started:
+	case <-time.After(60 * time.Second):
+		h.t.Fatalf("timed out after 60s waiting for the verification to start; saw:\n%s\nlog:\n%s", h.seen(), h.logs)
+	}
+}
+
 // waitUntil polls cond every 10 ms for up to d. On a timeout the test
 // fails with the outputs of show: what the test saw instead.
 func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool, show ...func() string) {
