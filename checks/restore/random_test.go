@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -45,6 +46,11 @@ func TestRandomEditsRepeat(t *testing.T) {
 // two repositories must agree: the same HEAD (the same commit shas), the
 // same index entries, the same answer to "does HEAD descend from the
 // base", and git finds nothing wrong in the objects Go wrote.
+// randomEditSets is how many random edit sets TestRandomEditsApply holds
+// to the git CLI besides the catalogue. 20 keep the race run of CI short;
+// run with -random-edit-sets 500 after a change to the edits in Go.
+var randomEditSets = flag.Int("random-edit-sets", 20, "random edit sets that TestRandomEditsApply compares with git")
+
 func TestRandomEditsApply(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -55,7 +61,7 @@ func TestRandomEditsApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := map[Op]int{}
-	sets := append(RandomScenarios(fixture.Project(), 1, 60), Catalogue()...)
+	sets := append(RandomScenarios(fixture.Project(), 1, *randomEditSets), Catalogue()...)
 	for i, sc := range sets {
 		dir := filepath.Join(root, slug(sc.Name))
 		if err := fixture.Copy(ctx, baseDir, dir); err != nil {
