@@ -137,7 +137,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 	}
 	untrusted := r.forkRun(wr, pr)
 	if untrusted {
-		s.Untrusted, s.Mark, s.Banner = forkGate, markForkResults, forkBanner
+		s.Untrusted = true
 	}
 	out := s.Run(ctx)
 	if out.Err != nil {
@@ -156,7 +156,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 	}
 	trust := ""
 	if untrusted {
-		trust = "\n" + forkReportNote + " The gate does not pass from it.\n"
+		trust = "\n" + report.UntrustedNote + " The gate does not pass from it.\n"
 	}
 	r.writeSummary(fmt.Sprintf("## template-verify\n\nPublished the report of %s on pull request #%d (commit `%s`): %s.\n%s",
 		wr.HTMLURL, pr.GetNumber(), wr.HeadSHA, report.Word(rep.Overall), trust))

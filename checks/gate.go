@@ -26,14 +26,7 @@ type Gate struct {
 	PolicyErr error
 	// Untrusted is set when pull-request code made the results (a fork's
 	// own job uploaded the report): the gate then never passes from them.
-	Untrusted *Untrusted
-}
-
-// Untrusted says, in the words of the surface that knows it, who made the
-// results and how a maintainer gets a verdict that can pass the gate.
-type Untrusted struct {
-	Title   string // the gate's title, such as "A fork's own report cannot pass the gate"
-	Summary string // markdown: who made the results, how to get a trusted verdict
+	Untrusted bool
 }
 
 // Branch is the base branch without "refs/heads/".
@@ -102,7 +95,7 @@ type GateVerdict struct {
 	// applies.
 	PolicyErr error
 	// Untrusted is set when it turned a pass into GateActionRequired.
-	Untrusted *Untrusted
+	Untrusted bool
 }
 
 // GateOf decides the gate. It fails when any check failed, timed out, did
@@ -126,8 +119,8 @@ func GateOf(results []Result, g Gate) GateVerdict {
 	switch {
 	case len(v.Blocking) > 0:
 		v.Conclusion = GateFailed
-	case g.Untrusted != nil:
-		v.Conclusion, v.Untrusted = GateActionRequired, g.Untrusted
+	case g.Untrusted:
+		v.Conclusion, v.Untrusted = GateActionRequired, true
 	default:
 		v.Conclusion = GatePassed
 	}

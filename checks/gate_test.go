@@ -17,7 +17,7 @@ func TestGateOf(t *testing.T) {
 	}
 	branches := []string{"release/*", "main"}
 	unread := errors.New("no clone")
-	fork := &Untrusted{Title: "A fork's own report cannot pass the gate"}
+	const fork = true
 	tests := []struct {
 		name     string
 		gate     Gate
@@ -61,7 +61,7 @@ func TestGateOf(t *testing.T) {
 			if tc.gate.Applies() != (tc.notGated == "") {
 				t.Errorf("Applies() = %v", tc.gate.Applies())
 			}
-			if (v.Untrusted != nil) != (v.Conclusion == GateActionRequired) {
+			if v.Untrusted != (v.Conclusion == GateActionRequired) {
 				t.Errorf("untrusted %v with %s", v.Untrusted, v.Conclusion)
 			}
 			if v.Checks != len(tc.results) || v.PolicyErr != tc.gate.PolicyErr {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
@@ -81,10 +80,9 @@ type Session struct {
 	FailTitle, FailSummary string
 	// Untrusted marks a report that the pull request's own job made: the
 	// gate cannot pass from it (see checks.Gate.Untrusted), the runs show
-	// Mark(report), and the comment gets Banner under its headline.
-	Untrusted *checks.Untrusted
-	Mark      func(*report.Report) *report.Report
-	Banner    string
+	// report.MarkUntrusted(report), and the comment warns under its
+	// headline (Report.UntrustedMarkdown).
+	Untrusted bool
 
 	pub     *publisher
 	runs    *checkRuns
@@ -212,8 +210,8 @@ func (s *Session) Finish(ctx context.Context, rep *report.Report, verr error) Ou
 		return out
 	}
 	shown := rep
-	if s.Untrusted != nil && s.Mark != nil {
-		shown = s.Mark(rep)
+	if s.Untrusted {
+		shown = report.MarkUntrusted(rep)
 	}
 	var err error
 	if out.Runs, err = s.runs.Complete(ctx, shown, s.gateOf(ctx)); err != nil {
@@ -281,9 +279,8 @@ func (s *Session) comment(ctx context.Context, rep *report.Report) (CommentResul
 	rep.Links = linksOf(s.ServerURL, s.Target.Owner, s.Target.Repo, s.runs, s.Target.DetailsURL)
 	var body string
 	var err error
-	if s.Banner != "" {
-		body, err = rep.MarkdownLimit(report.MaxCommentBytes - len(s.Banner) - 2)
-		body = withBanner(body, s.Banner)
+	if s.Untrusted {
+		body, err = rep.UntrustedMarkdown()
 	} else {
 		body, err = rep.Markdown()
 	}
@@ -297,16 +294,6 @@ func (s *Session) comment(ctx context.Context, rep *report.Report) (CommentResul
 	return c, ok, err
 }
 
-// withBanner puts banner after the marker line and the headline of a
-// comment, as a paragraph of its own.
-func withBanner(body, banner string) string {
-	lines := strings.SplitAfterN(body, "\n", 3)
-	if len(lines) < 3 {
-		return body + "\n" + banner
-	}
-	return lines[0] + lines[1] + "\n" + banner + lines[2]
-}
-
 // gateOf reads the gate's policy once.
 func (s *Session) gateOf(ctx context.Context) checks.Gate {
 	if s.gate == nil {
@@ -314,8 +301,8 @@ func (s *Session) gateOf(ctx context.Context) checks.Gate {
 		if s.Gate != nil {
 			g = s.Gate(ctx)
 		}
-		if s.Untrusted != nil {
-			g.Untrusted = s.Untrusted
+		if s.Untrusted {
+			g.Untrusted = true
 		}
 		s.gate = &g
 	}

@@ -148,14 +148,7 @@ func TestSessionWorkflowRunUntrusted(t *testing.T) {
 	rep := &report.Report{Repo: full, Head: headSHA, Results: rs, Overall: checks.Overall(rs)}
 	s := e.session(rep, nil, CommentAlways)
 	s.Mode, s.Checks = ModeWorkflowRun, nil
-	s.Untrusted = &checks.Untrusted{Title: "A fork's own report cannot pass the gate", Summary: "reported by the PR's job"}
-	s.Mark = func(r *report.Report) *report.Report {
-		c := *r
-		c.Results = []checks.Result{r.Results[0]}
-		c.Results[0].Title = "Reported by the PR's job: " + c.Results[0].Title
-		return &c
-	}
-	s.Banner = "> [!WARNING]\n> reported by the PR's job\n"
+	s.Untrusted = true
 	out := s.Run(context.Background())
 	if len(out.Errs) > 0 || out.Gate.Verdict.Conclusion != "action_required" {
 		t.Fatalf("outcome %+v, want the gate action_required", out)
@@ -169,14 +162,6 @@ func TestSessionWorkflowRunUntrusted(t *testing.T) {
 		t.Fatalf("comments %+v", cs)
 	}
 	if rep.Results[0].Title != "4 of 4 render" {
-		t.Error("Mark changed the report")
-	}
-}
-
-func TestWithBanner(t *testing.T) {
-	t.Parallel()
-	got := withBanner("<!-- m -->\n# Head\nrest\n", "> b\n")
-	if got != "<!-- m -->\n# Head\n\n> b\nrest\n" {
-		t.Errorf("%q", got)
+		t.Error("marking the results changed the report")
 	}
 }

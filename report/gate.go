@@ -13,11 +13,8 @@ import (
 // or why it cannot pass from untrusted results.
 func GateRun(v checks.GateVerdict) RunOutput {
 	out := gateWords(v)
-	if v.Untrusted != nil {
-		out = RunOutput{
-			Title:   markdown.CutChars(v.Untrusted.Title, MaxTitleChars),
-			Summary: v.Untrusted.Summary + "\n\nThe report says: " + out.Title + ".",
-		}
+	if v.Untrusted {
+		out = RunOutput{Title: untrustedGateTitle, Summary: untrustedGateSummary + "\n\nThe report says: " + out.Title + "."}
 	}
 	if v.PolicyErr != nil {
 		out.Summary += "\n\nThe gate applies because template-verify could not read the gated branches at the base: " + prose(v.PolicyErr.Error())

@@ -19,7 +19,7 @@ func TestGateRun(t *testing.T) {
 		return out
 	}
 	branches := []string{"release/*", "main"}
-	fork := &checks.Untrusted{Title: "A fork's own report cannot pass the gate", Summary: "Run /template-verify."}
+	const fork = true
 	tests := []struct {
 		name    string
 		gate    checks.Gate
@@ -36,7 +36,7 @@ func TestGateRun(t *testing.T) {
 		{"no base branch", checks.Gate{Branches: branches}, res(checks.Failure), "The gate does not apply to this branch", []string{"No base branch is known"}},
 		{"no gated branches", checks.Gate{BaseRef: "main"}, res(checks.Failure), "The gate does not apply to this branch", []string{"names no gated branch, so the gate does not apply to `main`."}},
 		{"unknown policy", checks.Gate{PolicyErr: errors.New("no <clone>")}, res(checks.Failure), "1 check of 1 block the merge", []string{"pull requests into the base branch", "could not read the gated branches at the base: no &lt;clone>"}},
-		{"untrusted pass", checks.Gate{BaseRef: "main", Branches: branches, Untrusted: fork}, res(checks.Success), fork.Title, []string{"Run /template-verify.\n\nThe report says: Every check passed or was skipped."}},
+		{"untrusted pass", checks.Gate{BaseRef: "main", Branches: branches, Untrusted: fork}, res(checks.Success), untrustedGateTitle, []string{"comments `/template-verify` on the pull request", "\n\nThe report says: Every check passed or was skipped."}},
 		{"untrusted failure", checks.Gate{BaseRef: "main", Branches: branches, Untrusted: fork}, res(checks.Failure), "1 check of 1 block the merge", []string{"- `render`: failed"}},
 	}
 	for _, tc := range tests {
