@@ -115,7 +115,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 		// The pull request was closed or got a newer push, whose own run
 		// publishes: nothing to do.
 		r.gha.Noticef("%s", err)
-		r.writeSummary("## template-verify\n\nNothing was published: " + summaryLine(err.Error()) + "\n")
+		r.writeSummary(report.JobSummaryStopped("Nothing was published", err))
 		return ExitPass
 	}
 	if err != nil {
@@ -147,7 +147,7 @@ func (r *runner) publishRun(ctx context.Context) int {
 		for _, err := range out.Errs {
 			r.gha.Errorf("Publishing to GitHub failed: %s", err)
 		}
-		r.writeSummary("## template-verify\n\nNo report was published: " + summaryLine(out.Err.Error()) + "\n")
+		r.writeSummary(report.JobSummaryStopped("No report was published", out.Err))
 		return ExitFail
 	}
 	rep := out.Report

@@ -341,13 +341,9 @@ func (r *runner) verifyFailed(err error) int {
 	for _, aerr := range r.errs {
 		r.gha.Errorf("%s", aerr)
 	}
-	r.writeSummary("## template-verify\n\nThe verification did not finish: " + summaryLine(msg) + "\n")
+	r.writeSummary(report.JobSummaryStopped("The verification did not finish", err))
 	r.setOutput("conclusion", "error")
 	return code
-}
-
-func summaryLine(s string) string {
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
 }
 
 // exitCode fails the job for a conclusion in fail-on, or when publishing
