@@ -42,6 +42,10 @@ func TestHeadConfigCannotHideATemplateChange(t *testing.T) {
 		{"exclude added", "version: 1\ngroups:\n  - {name: t, root: tpl, exclude: [a.sh], templates: [{path: '**'}]}\n", "exclude"},
 		{"templates narrowed", "version: 1\ngroups:\n  - {name: t, root: tpl, templates: [{path: '*.py'}]}\n", "templates"},
 		{"group renamed and moved", "version: 1\ngroups:\n  - {name: u, root: other, templates: [{path: '**'}]}\n", "removed"},
+		// A head that lists the template under copy: (never rendered) does
+		// not take it out: the base still selects it.
+		{"copy everything", "version: 1\ngroups:\n  - {name: t, root: tpl, copy: ['**'], templates: [{path: '**'}]}\n", "copy"},
+		{"copy the one file", "version: 1\ngroups:\n  - {name: t, root: tpl, copy: [a.sh], templates: [{path: '**'}]}\n", "copy"},
 		{"back to the default groups", "version: 1\n", "removed"},
 		{"same config", cfgA, ""},
 	} {
