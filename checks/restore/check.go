@@ -10,6 +10,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/scratch"
 )
 
 // Check is the restore check. It needs in.Config.Restore: verify runs it
@@ -110,7 +111,7 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if err != nil {
 		return nil, nil, internal("The restore policy is not valid", err)
 	}
-	root, cleanup, err := workRoot(in.WorkDir)
+	root, cleanup, err := workRoot(in.WorkDir, c.opts.Keep)
 	if err != nil {
 		return nil, nil, internal("The restore check cannot make its folders", err)
 	}
@@ -126,14 +127,21 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	return &runner{step: step, policy: policy, base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
 }
 
-// workRoot is the folder for the fixture and the scenario folders.
-func workRoot(workDir string) (string, func(), error) {
-	if workDir == "" {
-		dir, err := os.MkdirTemp("", "template-verify-restore-")
+// workRoot is the folder for the fixture and the scenario folders: in
+// RAM where the machine has a tmpfs with room (see internal/scratch: the
+// scenarios' file work costs much more on a disk), else under the run's
+// work folder. Kept scenario folders stay under the work folder.
+func workRoot(workDir string, keep bool) (string, func(), error) {
+	if !keep {
+		dir, _, err := scratch.MkdirTemp(workDir, "template-verify-restore-*")
 		if err != nil {
 			return "", nil, err
 		}
 		return dir, func() { _ = os.RemoveAll(dir) }, nil
+	}
+	if workDir == "" {
+		dir, err := os.MkdirTemp("", "template-verify-restore-")
+		return dir, func() {}, err
 	}
 	dir, err := os.MkdirTemp(workDir, "restore-")
 	if err != nil {

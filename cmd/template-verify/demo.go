@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/formula-code/template-verify/examples"
+	"github.com/formula-code/template-verify/internal/scratch"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -50,7 +51,8 @@ func demoReport(ctx context.Context, args []string, stderr io.Writer) (*report.R
 	}
 	dir := *keep
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "template-verify-demo-")
+		// The example is small: in RAM where there is room (internal/scratch).
+		tmp, _, err := scratch.MkdirTemp("", "template-verify-demo-*")
 		if err != nil {
 			fmt.Fprintf(stderr, "template-verify demo: %v\n", err)
 			return nil, "", exitFail

@@ -1,0 +1,105 @@
+// Package scratch chooses where short-lived folders with many small files
+// go: a RAM-backed folder (tmpfs) when the machine has one with room, else
+// the folder the caller gives.
+//
+// The restore check makes one scenario folder (a fixture repository of
+// about 250 files) for each of its runs and removes it after. On a disk
+// the file system's metadata work dominates: on the 2-core machine the
+// project is measured on, creating a small file on ext4 costs about 14
+// times its cost on tmpfs, and the restore part of the demo spent 2 of
+// its 3.4 s as system time in the tool's own process. On tmpfs that was
+// 0.2 s.
+//
+// RAM is only used when it has room to spare: a tmpfs with less than
+// MinFree available (Docker gives /dev/shm 64 MiB by default) is not
+// used, so the folders of a run never crowd a small tmpfs. What a
+// sandboxed step writes into its scenario folder lands in RAM then, as
+// what it writes to the sandbox's own /tmp always does; its time limit
+// and the size limit of that /tmp bound it (see internal/sandbox).
+package scratch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// RAMDir is the tmpfs that MkdirTemp tries first.
+const RAMDir = "/dev/shm"
+
+// MinFree is the space a tmpfs must have available to be used.
+const MinFree = 1 << 30
+
+// StaleAfter is the age at which a folder left in RAMDir by a run that
+// was killed (no cleanup of its own) is removed by a later run. No check
+// runs longer than its time limit, at most 2 h.
+const StaleAfter = 6 * time.Hour
+
+// tmpfsMagic is TMPFS_MAGIC from linux/magic.h.
+const tmpfsMagic = 0x01021994
+
+// statfs is syscall.Statfs; tests replace it.
+var statfs = syscall.Statfs
+
+// InRAM reports whether dir is a tmpfs with at least MinFree available,
+// and if not, why.
+func InRAM(dir string) (bool, string) {
+	var st syscall.Statfs_t
+	if err := statfs(dir, &st); err != nil {
+		return false, fmt.Sprintf("%s: %v", dir, err)
+	}
+	if st.Type != tmpfsMagic {
+		return false, fmt.Sprintf("%s is not a tmpfs", dir)
+	}
+	if free := st.Bavail * uint64(st.Bsize); free < MinFree {
+		return false, fmt.Sprintf("%s has %d MiB available, less than %d MiB", dir, free>>20, MinFree>>20)
+	}
+	return true, ""
+}
+
+// MkdirTemp makes a new folder named by pattern (as os.MkdirTemp) in
+// RAMDir when InRAM says it may, else in fallback ("" is os.TempDir()).
+// It returns the folder and whether it is in RAM. Before it makes one in
+// RAM, it removes the folders of the same pattern there that are older
+// than StaleAfter.
+func MkdirTemp(fallback, pattern string) (dir string, inRAM bool, err error) {
+	if ok, _ := InRAM(RAMDir); ok {
+		removeStale(RAMDir, pattern, time.Now().Add(-StaleAfter))
+		if dir, err := os.MkdirTemp(RAMDir, pattern); err == nil {
+			return dir, true, nil
+		}
+	}
+	dir, err = os.MkdirTemp(fallback, pattern)
+	return dir, false, err
+}
+
+// removeStale removes the folders in parent whose names start with
+// pattern's prefix (the part before "*", as os.MkdirTemp reads it), that
+// this user owns and that were last changed before cutoff.
+func removeStale(parent, pattern string, cutoff time.Time) {
+	prefix, _, _ := strings.Cut(pattern, "*")
+	if prefix == "" {
+		return
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	uid := uint32(os.Getuid())
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+	}
+}

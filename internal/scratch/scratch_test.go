@@ -1,0 +1,107 @@
+package scratch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestInRAM(t *testing.T) {
+	cases := []struct {
+		name   string
+		fs     syscall.Statfs_t
+		err    error
+		want   bool
+		reason string
+	}{
+		{"large tmpfs", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 6 << 20}, nil, true, ""},
+		{"tmpfs of exactly MinFree", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: MinFree / 4096}, nil, true, ""},
+		{"Docker's 64 MiB /dev/shm", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 64 << 20 / 4096}, nil, false, "has 64 MiB available, less than 1024 MiB"},
+		{"ext4", syscall.Statfs_t{Type: 0xef53, Bsize: 4096, Bavail: 1 << 30}, nil, false, "is not a tmpfs"},
+		{"missing", syscall.Statfs_t{}, syscall.ENOENT, false, "no such file or directory"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			statfs = func(path string, st *syscall.Statfs_t) error {
+				*st = tc.fs
+				return tc.err
+			}
+			t.Cleanup(func() { statfs = syscall.Statfs })
+			got, reason := InRAM("/dev/shm")
+			if got != tc.want || !strings.Contains(reason, tc.reason) || (tc.want && reason != "") {
+				t.Errorf("InRAM = %v, %q; want %v, %q", got, reason, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+// TestMkdirTempFallsBack: without a usable tmpfs the folder is made in
+// the fallback folder, and it says so.
+func TestMkdirTempFallsBack(t *testing.T) {
+	statfs = func(string, *syscall.Statfs_t) error { return errors.New("no statfs") }
+	t.Cleanup(func() { statfs = syscall.Statfs })
+	parent := t.TempDir()
+	dir, inRAM, err := MkdirTemp(parent, "scratch-test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inRAM || filepath.Dir(dir) != parent {
+		t.Errorf("MkdirTemp = %s, in RAM %v; want a folder in %s", dir, inRAM, parent)
+	}
+}
+
+// TestMkdirTempUsesRAM runs where /dev/shm is a large tmpfs (this
+// project's CI machine); elsewhere it is not run.
+func TestMkdirTempUsesRAM(t *testing.T) {
+	if ok, why := InRAM(RAMDir); !ok {
+		t.Skipf("not run: %s", why)
+	}
+	dir, inRAM, err := MkdirTemp(t.TempDir(), "scratch-test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if !inRAM || filepath.Dir(dir) != RAMDir {
+		t.Errorf("MkdirTemp = %s, in RAM %v; want a folder in %s", dir, inRAM, RAMDir)
+	}
+}
+
+// TestRemoveStale removes only old folders of the pattern: not new ones,
+// not other names, not files.
+func TestRemoveStale(t *testing.T) {
+	parent := t.TempDir()
+	old := time.Now().Add(-2 * StaleAfter)
+	mk := func(name string, dir bool, mtime time.Time) string {
+		p := filepath.Join(parent, name)
+		var err error
+		if dir {
+			err = os.Mkdir(p, 0o700)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(p, "f"), []byte("x"), 0o600)
+			}
+		} else {
+			err = os.WriteFile(p, []byte("x"), 0o600)
+		}
+		if err == nil {
+			err = os.Chtimes(p, mtime, mtime)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := mk("tv-restore-1", true, old)
+	fresh := mk("tv-restore-2", true, time.Now())
+	other := mk("other-1", true, old)
+	file := mk("tv-restore-file", false, old)
+	removeStale(parent, "tv-restore-*", time.Now().Add(-StaleAfter))
+	for p, want := range map[string]bool{stale: false, fresh: true, other: true, file: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
