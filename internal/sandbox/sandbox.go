@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -293,9 +294,14 @@ func bwrapArgs(spec Spec, home string) []string {
 		"--die-with-parent", "--new-session",
 		"--proc", "/proc",
 		"--dev", "/dev",
+	}
+	if tmpSized {
+		a = append(a, "--size", strconv.Itoa(TmpSize))
+	}
+	a = append(a,
 		"--tmpfs", "/tmp",
 		"--dir", "/var/tmp",
-	}
+	)
 	for _, d := range systemDirs {
 		a = append(a, hostEntry(d, d)...)
 	}
@@ -348,10 +354,18 @@ func hostEntry(path, dst string) []string {
 	return []string{"--ro-bind", path, dst}
 }
 
+// TmpSize is the size of the sandbox's own /tmp, a tmpfs: what a command
+// writes there is in RAM, so it is capped. The commands get HOME and
+// TMPDIR in their own folders, so /tmp is seldom used at all.
+const TmpSize = 256 << 20
+
 var (
 	availableOnce sync.Once
 	available     bool
 	unavailable   string
+	// tmpSized: this bwrap takes --size (older releases do not); set by Available
+	// before any sandbox starts.
+	tmpSized = true
 )
 
 // Available reports whether bubblewrap can start a sandbox on this machine
@@ -367,17 +381,25 @@ func Available() bool {
 			return
 		}
 		// Probe with the same flags as a real run: in some containers
-		// bwrap starts but cannot mount /proc for a new PID namespace.
+		// bwrap starts but cannot mount /proc for a new PID namespace. An
+		// older bwrap without --size gets a /tmp without a size limit.
 		dir := os.TempDir()
-		args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
-		probe := exec.Command(args[0], args[1:]...)
-		probe.Env = []string{"PATH=" + basePath()}
-		out, err := probe.CombinedOutput()
-		if err != nil {
-			unavailable = fmt.Sprintf("bwrap cannot start here: %s", strings.TrimSpace(Tail(out, 200)))
-			return
+		var first string
+		for _, sized := range []bool{true, false} {
+			tmpSized = sized
+			args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
+			probe := exec.Command(args[0], args[1:]...)
+			probe.Env = []string{"PATH=" + basePath()}
+			out, err := probe.CombinedOutput()
+			if err == nil {
+				available = true
+				return
+			}
+			if first == "" {
+				first = strings.TrimSpace(Tail(out, 200))
+			}
 		}
-		available = true
+		unavailable = fmt.Sprintf("bwrap cannot start here: %s", first)
 	})
 	return available
 }

@@ -3,8 +3,10 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +158,32 @@ if grep -qv -e '^ *lo:' -e 'Inter-' -e 'face' /proc/net/dev; then echo HAS-NETWO
 	if _, err := os.Stat("/tmp/sandbox-test-file"); err == nil {
 		_ = os.Remove("/tmp/sandbox-test-file")
 		t.Error("the command wrote into the host's /tmp")
+	}
+}
+
+// TestSandboxTmpIsCapped: the sandbox's /tmp is in RAM, so a command
+// cannot fill it past TmpSize; it gets "no space" instead.
+func TestSandboxTmpIsCapped(t *testing.T) {
+	if !Available() {
+		t.Skip("bubblewrap is not usable here: not run")
+	}
+	if !tmpSized {
+		t.Skip("this bwrap has no --size: not run")
+	}
+	script := fmt.Sprintf(`head -c %d /dev/zero > /tmp/fill; echo "status $?"; stat -c %%s /tmp/fill; rm -f /tmp/fill`, TmpSize+(1<<20))
+	out := Run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: t.TempDir(), Sandbox: true, Timeout: time.Minute})
+	if !out.Sandboxed || out.Err != nil {
+		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
+	}
+	fields := strings.Fields(string(out.Stdout))
+	if len(fields) != 3 || fields[1] == "0" {
+		t.Fatalf("stdout %q, stderr %q; want a failed write", out.Stdout, out.Stderr)
+	}
+	if size, _ := strconv.Atoi(fields[2]); size > TmpSize {
+		t.Errorf("/tmp took %d bytes, more than %d", size, TmpSize)
+	}
+	if !bytes.Contains(out.Stderr, []byte("No space left")) {
+		t.Errorf("stderr %q, want no space left", out.Stderr)
 	}
 }
 
