@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,7 +27,10 @@ var volatile = []struct {
 	{regexp.MustCompile(`\(Jinja2 [0-9.]+\)|\((\d+\.\d+\.\d+)\)`), "(<version>)"},
 	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
 	// Temporary folders that pytest and bash name in their messages.
-	{regexp.MustCompile(`/tmp/template-verify-[^\s'"]*`), "<tmp>"},
+	{regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/template-verify-[^\s'"]*`), "<tmp>"},
+	// pytest shortens a long string in an assertion to its start, as in
+	// '/tmp/templat...end; how much of the folder shows depends on TMPDIR.
+	{regexp.MustCompile(`'/[^'\s]*\.\.\.`), "'<tmp>..."},
 }
 
 func normalize(s string) string {
