@@ -38,14 +38,18 @@ const MinFree = 1 << 30
 // runs longer than its time limit, at most 2 h.
 const StaleAfter = 6 * time.Hour
 
-// tmpfsMagic is TMPFS_MAGIC from linux/magic.h.
-const tmpfsMagic = 0x01021994
+// tmpfsMagic is TMPFS_MAGIC from linux/magic.h; stNoexec is ST_NOEXEC
+// from statfs(2).
+const (
+	tmpfsMagic = 0x01021994
+	stNoexec   = 8
+)
 
 // statfs is syscall.Statfs; tests replace it.
 var statfs = syscall.Statfs
 
-// InRAM reports whether dir is a tmpfs with at least MinFree available,
-// and if not, why.
+// InRAM reports whether dir is a tmpfs, not mounted noexec, with at least
+// MinFree available, and if not, why.
 func InRAM(dir string) (bool, string) {
 	var st syscall.Statfs_t
 	if err := statfs(dir, &st); err != nil {
@@ -53,6 +57,11 @@ func InRAM(dir string) (bool, string) {
 	}
 	if st.Type != tmpfsMagic {
 		return false, fmt.Sprintf("%s is not a tmpfs", dir)
+	}
+	// A step may run a program from its folder, as it can in production;
+	// on a noexec mount that would fail here only.
+	if st.Flags&stNoexec != 0 {
+		return false, fmt.Sprintf("%s is mounted noexec", dir)
 	}
 	if free := st.Bavail * uint64(st.Bsize); free < MinFree {
 		return false, fmt.Sprintf("%s has %d MiB available, less than %d MiB", dir, free>>20, MinFree>>20)

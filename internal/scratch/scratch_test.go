@@ -21,6 +21,8 @@ func TestInRAM(t *testing.T) {
 		{"large tmpfs", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 6 << 20}, nil, true, ""},
 		{"tmpfs of exactly MinFree", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: MinFree / 4096}, nil, true, ""},
 		{"Docker's 64 MiB /dev/shm", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 64 << 20 / 4096}, nil, false, "has 64 MiB available, less than 1024 MiB"},
+		{"noexec tmpfs", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 6 << 20, Flags: stNoexec | 2 /* nosuid */}, nil, false, "is mounted noexec"},
+		{"nosuid, nodev tmpfs", syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 6 << 20, Flags: 2 | 4}, nil, true, ""},
 		{"ext4", syscall.Statfs_t{Type: 0xef53, Bsize: 4096, Bavail: 1 << 30}, nil, false, "is not a tmpfs"},
 		{"missing", syscall.Statfs_t{}, syscall.ENOENT, false, "no such file or directory"},
 	}
