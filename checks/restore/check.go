@@ -133,7 +133,7 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 // work folder. Kept scenario folders stay under the work folder.
 func workRoot(workDir string, keep bool) (string, func(), error) {
 	if !keep {
-		dir, _, err := scratch.MkdirTemp(workDir, "template-verify-restore-*")
+		dir, err := scratch.MkdirTemp(workDir, "template-verify-restore-*")
 		if err != nil {
 			return "", nil, err
 		}

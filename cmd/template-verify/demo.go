@@ -52,7 +52,7 @@ func demoReport(ctx context.Context, args []string, stderr io.Writer) (*report.R
 	dir := *keep
 	if dir == "" {
 		// The example is small: in RAM where there is room (internal/scratch).
-		tmp, _, err := scratch.MkdirTemp("", "template-verify-demo-*")
+		tmp, err := scratch.MkdirTemp("", "template-verify-demo-*")
 		if err != nil {
 			fmt.Fprintf(stderr, "template-verify demo: %v\n", err)
 			return nil, "", exitFail

@@ -71,18 +71,16 @@ func InRAM(dir string) (bool, string) {
 
 // MkdirTemp makes a new folder named by pattern (as os.MkdirTemp) in
 // RAMDir when InRAM says it may, else in fallback ("" is os.TempDir()).
-// It returns the folder and whether it is in RAM. Before it makes one in
-// RAM, it removes the folders of the same pattern there that are older
-// than StaleAfter.
-func MkdirTemp(fallback, pattern string) (dir string, inRAM bool, err error) {
+// Before it makes one in RAM, it removes the folders of the same pattern
+// there that are older than StaleAfter.
+func MkdirTemp(fallback, pattern string) (string, error) {
 	if ok, _ := InRAM(RAMDir); ok {
 		removeStale(RAMDir, pattern, time.Now().Add(-StaleAfter))
 		if dir, err := os.MkdirTemp(RAMDir, pattern); err == nil {
-			return dir, true, nil
+			return dir, nil
 		}
 	}
-	dir, err = os.MkdirTemp(fallback, pattern)
-	return dir, false, err
+	return os.MkdirTemp(fallback, pattern)
 }
 
 // removeStale removes the folders in parent whose names start with
