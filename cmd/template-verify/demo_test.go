@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,8 +14,9 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
-// volatile matches what changes from run to run: durations, temporary
-// folders, and the Jinja2 and pytest versions of the machine.
+// volatile matches what changes from run to run: durations and the
+// Jinja2 and pytest versions of the machine (normalize masks the
+// temporary folders too).
 var volatile = []struct {
 	re   *regexp.Regexp
 	with string
@@ -26,18 +26,14 @@ var volatile = []struct {
 	{regexp.MustCompile(`\b\d+(\.\d+)? s\b`), "<dur>"},
 	{regexp.MustCompile(`\(Jinja2 [0-9.]+\)|\((\d+\.\d+\.\d+)\)`), "(<version>)"},
 	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
-	// Temporary folders that pytest and bash name in their messages.
-	{regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/template-verify-[^\s'"]*`), "<tmp>"},
-	// pytest shortens a long string in an assertion to its start, as in
-	// '/tmp/templat...end; how much of the folder shows depends on TMPDIR.
-	{regexp.MustCompile(`'/[^'\s]*\.\.\.`), "'<tmp>..."},
 }
 
 func normalize(s string) string {
 	for _, v := range volatile {
 		s = v.re.ReplaceAllString(s, v.with)
 	}
-	return s
+	// Temporary folders that pytest and bash name in their messages.
+	return golden.MaskTemp(s)
 }
 
 // demoRun is one run of the demo on the good or the bad head, made once

@@ -49,3 +49,18 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("different: %v", r.errs)
 	}
 }
+
+func TestMaskTemp(t *testing.T) {
+	tmp := os.TempDir()
+	cases := []struct{ in, want string }{
+		{"in " + tmp + "/template-verify-123/repo/x.sh line 3", "in <tmp> line 3"},
+		{"assert '/dev/shm/tvt...end of file' == ''", "assert '<tmp>...end of file' == ''"},
+		{"assert '/tmp/templat...end' == ''", "assert '<tmp>...end' == ''"},
+		{"/var/lib/template-verify/x and 'a...b'", "/var/lib/template-verify/x and 'a...b'"},
+	}
+	for _, c := range cases {
+		if got := MaskTemp(c.in); got != c.want {
+			t.Errorf("MaskTemp(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
