@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githubapi"
@@ -74,7 +75,7 @@ func TestPublishRequests(t *testing.T) {
 func TestAnnotationsFiftyARequest(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
-	fs := findings(120)
+	fs := checktest.Findings(120)
 	fs = append(fs, checks.Finding{Path: "templates/test.sh", Level: checks.LevelWarning, Message: "no line, so text only"})
 	fs = append(fs, checks.Finding{Level: checks.LevelNotice, Message: "no path either"})
 	rep := &report.Report{Results: []checks.Result{{Check: "render", Conclusion: checks.Failure, Title: "t", Findings: fs}}, Command: "tv run"}
@@ -118,7 +119,7 @@ func TestAnnotationLimitPerRun(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
 	e.target.MaxAnnotations = 60
-	rep := &report.Report{Results: []checks.Result{{Check: "render", Conclusion: checks.Failure, Findings: findings(70)}}}
+	rep := &report.Report{Results: []checks.Result{{Check: "render", Conclusion: checks.Failure, Findings: checktest.Findings(70)}}}
 	e.publishAll(t, rep, CommentOff)
 	run := e.srv.CheckRuns()[0]
 	if len(run.Annotations) != 60 {

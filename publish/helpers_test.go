@@ -3,12 +3,12 @@ package publish
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githubapi"
@@ -90,23 +90,13 @@ func (e *env) publishAll(t *testing.T, rep *report.Report, mode CommentMode) Out
 	return out
 }
 
-// findings makes n findings on test.sh lines 1..n at failure level.
-func findings(n int) []checks.Finding {
-	var out []checks.Finding
-	for i := range n {
-		out = append(out, checks.Finding{Path: "templates/test.sh", Line: i + 1, Level: checks.LevelFailure,
-			Title: "Syntax error", Message: fmt.Sprintf("bash -n fails at line %d", i+1)})
-	}
-	return out
-}
-
 // sampleReport has a failing render check, a passing restore check and a
 // pytest check that did not run.
 func sampleReport() *report.Report {
 	rs := []checks.Result{
 		{Check: "render", Conclusion: checks.Failure, Title: "1 of 4 renders fails bash -n",
 			Summary:  "The head renders test.sh with a syntax error when run_pytest is true.",
-			Findings: findings(1), Figures: []checks.Figure{{Label: "renders", Value: "4", Command: "template-verify run --only render"}},
+			Findings: checktest.Findings(1), Figures: []checks.Figure{{Label: "renders", Value: "4", Command: "template-verify run --only render"}},
 			Duration: 1200 * time.Millisecond},
 		{Check: "restore", Conclusion: checks.Success, Title: "24 of 24 scenarios match the model", Summary: "Every scenario matches."},
 		{Check: "pytest", Conclusion: checks.NotRun, Title: "python3 is missing", Summary: "The pytest check did not run: python3 is not on PATH."},

@@ -8,27 +8,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/internal/housestyle"
 	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/internal/markdown/markdowntest"
 )
-
-// runFindings makes n failing findings on test.sh lines 1..n.
-func runFindings(n int) []checks.Finding {
-	var out []checks.Finding
-	for i := range n {
-		out = append(out, checks.Finding{Path: "templates/test.sh", Line: i + 1, Level: checks.LevelFailure,
-			Title: "Syntax error", Message: fmt.Sprintf("bash -n fails at line %d", i+1)})
-	}
-	return out
-}
 
 // runResult is a failing render check with one of everything.
 func runResult() checks.Result {
 	return checks.Result{
 		Check: "render", Conclusion: checks.Failure, Title: "1 of 4 renders fails bash -n",
 		Summary: "The head renders test.sh with a syntax error when run_pytest is true.",
-		Findings: append(runFindings(1), checks.Finding{Path: "templates/test.sh", Level: checks.LevelWarning,
+		Findings: append(checktest.Findings(1), checks.Finding{Path: "templates/test.sh", Level: checks.LevelWarning,
 			Title: "<b>html</b>", Message: "a `tick` | pipe", Details: "```\nfence inside\n```"}),
 		Figures:  []checks.Figure{{Label: "renders", Value: "4", Command: "template-verify run --only render"}},
 		Tables:   []checks.Table{{Title: "Renders", Header: []string{"vars", "bash -n"}, Rows: [][]string{{"run_pytest=true", "fails"}, {"run_pytest=false", "passes"}}}},
@@ -146,7 +137,7 @@ func TestTextAtTheLimit(t *testing.T) {
 // the text, and the text says how many have no annotation.
 func TestUnannotated(t *testing.T) {
 	t.Parallel()
-	out := CheckRun(checks.Result{Check: "render", Conclusion: checks.Failure, Findings: runFindings(12)}, "", 10)
+	out := CheckRun(checks.Result{Check: "render", Conclusion: checks.Failure, Findings: checktest.Findings(12)}, "", 10)
 	if len(out.Annotations) != 10 || out.Unannotated != 2 {
 		t.Fatalf("%d annotations, %d unannotated", len(out.Annotations), out.Unannotated)
 	}
@@ -252,7 +243,7 @@ func TestRunTextsFollowHouseStyle(t *testing.T) {
 		o := CheckRun(r, "template-verify run", 0)
 		texts = append(texts, o.Summary, o.Text)
 	}
-	big := checks.Result{Check: "render", Conclusion: checks.Failure, Findings: runFindings(3000), Details: strings.Repeat("x\n", 40000)}
+	big := checks.Result{Check: "render", Conclusion: checks.Failure, Findings: checktest.Findings(3000), Details: strings.Repeat("x\n", 40000)}
 	o := CheckRun(big, "template-verify run", 10)
 	texts = append(texts, o.Summary, o.Text[strings.LastIndex(o.Text, "> **Cut:**"):])
 	for _, base := range []string{"main", "feature", ""} {
@@ -288,7 +279,7 @@ func TestCommentBody(t *testing.T) {
 // BenchmarkCheckRun builds the output of a check with 3,000 findings,
 // which is cut to 65,535 bytes.
 func BenchmarkCheckRun(b *testing.B) {
-	fs := runFindings(3000)
+	fs := checktest.Findings(3000)
 	for i := range fs {
 		fs[i].Details = strings.Repeat("details ", 40)
 	}

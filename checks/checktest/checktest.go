@@ -1,12 +1,13 @@
 // Package checktest builds the inputs of check tests: a real git
 // repository with a base commit on main and a head commit on branch pr,
 // the base's and head's configs decoded, the plan built, and the
-// checks.Input of the run.
+// checks.Input of the run; and findings for the tests of what reports them.
 package checktest
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -120,5 +121,17 @@ func PR(t testing.TB, baseCfg, headCfg string, base, head map[string]string) *ch
 func WithConfig(files map[string]string, cfg string) map[string]string {
 	out := map[string]string{config.Path: cfg}
 	maps.Copy(out, files)
+	return out
+}
+
+// Findings makes n failure findings, a syntax error on each of the lines
+// 1 to n of templates/test.sh: enough of them to pass the limits of a
+// check run or a comment.
+func Findings(n int) []checks.Finding {
+	var out []checks.Finding
+	for i := range n {
+		out = append(out, checks.Finding{Path: "templates/test.sh", Line: i + 1, Level: checks.LevelFailure,
+			Title: "Syntax error", Message: fmt.Sprintf("bash -n fails at line %d", i+1)})
+	}
 	return out
 }
