@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 step() { echo "== $1 (at ${SECONDS}s)"; }
+# Folders this script makes, removed however it ends.
+made=()
+trap 'rm -rf "${made[@]}"' EXIT
 
 # The tests make and remove many small files (fixture repositories,
 # checkouts). Where /dev/shm is a tmpfs with room they go there: on the
@@ -15,7 +18,7 @@ if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &
   [ "$(df --output=avail -B1G /dev/shm 2>/dev/null | tail -1 | tr -d ' ')" -ge 4 ] 2>/dev/null; then
   TMPDIR=$(mktemp -d /dev/shm/template-verify-test-XXXXXX)
   export TMPDIR
-  trap 'rm -rf "$TMPDIR"' EXIT
+  made+=("$TMPDIR")
   echo "== test folders in $TMPDIR"
 fi
 step gofmt
@@ -31,9 +34,9 @@ step "go vet"
 go vet -race ./...
 step "staticcheck"
 bin=$(mktemp -d)
+made+=("$bin")
 GOBIN=$bin go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$bin/staticcheck" ./...
-rm -rf "$bin"
 step "actionlint"
 bash .github/actionlint.sh
 step "go test -race"
