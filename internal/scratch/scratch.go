@@ -12,10 +12,11 @@
 //
 // RAM is only used when it has room to spare: a tmpfs with less than
 // MinFree available (Docker gives /dev/shm 64 MiB by default) is not
-// used, so the folders of a run never crowd a small tmpfs. What a
-// sandboxed step writes into its scenario folder lands in RAM then, as
-// what it writes to the sandbox's own /tmp always does; its time limit
-// and the size limit of that /tmp bound it (see internal/sandbox).
+// used, so the folders of a run never crowd a small tmpfs; nor is a tmpfs
+// mounted noexec. What a sandboxed step writes into its scenario folder
+// lands in RAM then, as what it writes to the sandbox's own /tmp always
+// did: the scenario's time limit bounds the one, the size of that /tmp
+// (internal/sandbox) the other.
 package scratch
 
 import (
