@@ -55,11 +55,11 @@ func TestCatalogueScenariosChangeTheTree(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	baseDir := filepath.Join(root, "base")
-	sha, err := fixture.Init(baseDir, fixture.Project(), "base")
+	b, err := fixture.Build(baseDir, fixture.Project(), "base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := fixture.ReadCommit(ctx, baseDir, sha)
+	base, err := fixture.ReadCommit(ctx, baseDir, b.SHA)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestCatalogueScenariosChangeTheTree(t *testing.T) {
 	for _, sc := range Catalogue() {
 		t.Run(sc.Name, func(t *testing.T) {
 			dir := filepath.Join(root, slug(sc.Name))
-			if err := fixture.Copy(ctx, baseDir, dir); err != nil {
+			if err := b.Make(ctx, dir); err != nil {
 				t.Fatal(err)
 			}
 			if err := Apply(ctx, dir, sc.Edits); err != nil {
@@ -81,7 +81,7 @@ func TestCatalogueScenariosChangeTheTree(t *testing.T) {
 			if changed == noEffect[sc.Name] {
 				t.Errorf("work tree changed: %v (%s)", changed, treeDiff(base, work))
 			}
-			ran := !sc.NoBaseline && descends(dir, sha)
+			ran := !sc.NoBaseline && descends(dir, b.SHA)
 			exp := p.Expect(base, work, ran, "")
 			if noEffect[sc.Name] && len(exp.Discarded) > 0 {
 				t.Errorf("discards %q", exp.Discarded)

@@ -75,14 +75,14 @@ func newFixture(t *testing.T) (dir, base string) {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
-	base, err := fixture.Init(root+"/base", fixture.Project(), "base")
+	b, err := fixture.Build(root+"/base", fixture.Project(), "base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fixture.Copy(ctx, root+"/base", root+"/repo"); err != nil {
+	if err := b.Make(ctx, root+"/repo"); err != nil {
 		t.Fatal(err)
 	}
-	return root + "/repo", base
+	return root + "/repo", b.SHA
 }
 
 func TestApply(t *testing.T) {

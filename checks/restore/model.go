@@ -4,14 +4,20 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/formula-code/template-verify/internal/fixture"
 )
 
 // Policy is the restore policy: the regular expressions (Go syntax, on
 // slash paths) of the paths that go back to the base.
+// Patterns must not change once Protects has been called.
 type Policy struct {
 	Patterns []*regexp.Regexp
+	// protects remembers Protects's answer per path: every scenario asks
+	// about the same fixture paths, and the patterns' matching was the
+	// largest allocation of a restore run.
+	protects sync.Map // path → bool
 }
 
 // NewPolicy compiles the patterns of the configuration.
@@ -29,12 +35,18 @@ func NewPolicy(patterns []string) (*Policy, error) {
 
 // Protects reports whether a path matches one of the patterns.
 func (p *Policy) Protects(path string) bool {
+	if v, ok := p.protects.Load(path); ok {
+		return v.(bool)
+	}
+	match := false
 	for _, re := range p.Patterns {
 		if re.MatchString(path) {
-			return true
+			match = true
+			break
 		}
 	}
-	return false
+	p.protects.Store(path, match)
+	return match
 }
 
 // Expectation is what the model says one scenario must end with.

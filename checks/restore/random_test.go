@@ -56,15 +56,16 @@ func TestRandomEditsApply(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	baseDir := filepath.Join(root, "base")
-	sha, err := fixture.Init(baseDir, fixture.Project(), "base")
+	b, err := fixture.Build(baseDir, fixture.Project(), "base")
 	if err != nil {
 		t.Fatal(err)
 	}
+	sha := b.SHA
 	ops := map[Op]int{}
 	sets := append(RandomScenarios(fixture.Project(), 1, *randomEditSets), Catalogue()...)
 	for i, sc := range sets {
 		dir := filepath.Join(root, slug(sc.Name))
-		if err := fixture.Copy(ctx, baseDir, dir); err != nil {
+		if err := b.Make(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
 		if err := Apply(ctx, dir, sc.Edits); err != nil {
@@ -72,7 +73,7 @@ func TestRandomEditsApply(t *testing.T) {
 			continue
 		}
 		viaGit := dir + "-git"
-		if err := fixture.Copy(ctx, baseDir, viaGit); err != nil {
+		if err := b.Make(ctx, viaGit); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range sc.Edits {
