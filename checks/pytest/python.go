@@ -2,12 +2,14 @@ package pytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/formula-code/template-verify/internal/sandbox"
@@ -60,7 +62,7 @@ func findPython(ctx context.Context, configured, scratch string) (*python, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			versions[i], errs[i] = probe(ctx, p, scratch)
+			versions[i], errs[i] = probes.get(ctx, p, scratch)
 		}()
 	}
 	wg.Wait()
@@ -72,6 +74,118 @@ func findPython(ctx context.Context, configured, scratch string) (*python, error
 	}
 	return nil, fmt.Errorf("no python with pytest (%s)", strings.Join(tried, "; "))
 }
+
+// probeTTL is how long a probe's answer is kept: a run starts the
+// interpreters in well under a minute, and pytest installed or removed
+// on a long-running server is seen within this time.
+const probeTTL = 10 * time.Minute
+
+// probes keeps the probe answers of this process. The pytest check runs
+// once per pull request; probing two interpreters costs two Python starts
+// with an import of pytest (about 0.1 s of CPU each), which the App's
+// back-to-back runs and the tests repeat dozens of times.
+var probes = newProbeCache(probe, time.Now)
+
+func newProbeCache(probe func(ctx context.Context, p, scratch string) (string, error), now func() time.Time) *probeCache {
+	return &probeCache{m: map[probeKey]probeAnswer{}, flight: map[probeKey]chan struct{}{}, now: now, probe: probe}
+}
+
+// probeKey names an interpreter file as it is now: replacing or editing
+// it (a new python, a rewritten shim) makes a new key.
+type probeKey struct {
+	path       string
+	dev, ino   uint64
+	size       int64
+	mtime      time.Time
+	ctimeNanos int64
+}
+
+type probeAnswer struct {
+	version string
+	err     error
+	at      time.Time
+}
+
+type probeCache struct {
+	mu sync.Mutex
+	m  map[probeKey]probeAnswer
+	// flight holds, per file, a channel closed when the probe under way
+	// ends.
+	flight map[probeKey]chan struct{}
+	now    func() time.Time
+	probe  func(ctx context.Context, p, scratch string) (string, error)
+}
+
+// get returns the answer of probe for p, from the cache when the same file
+// was probed less than probeTTL ago. A file that cannot be read is probed
+// every time, as is a probe that did not end with an answer (cancelled,
+// timed out, or the sandbox failed), which says nothing about the
+// interpreter.
+func (c *probeCache) get(ctx context.Context, p, scratch string) (string, error) {
+	key, ok := keyOf(p)
+	if ok {
+		// One probe per file at a time: the others wait for its answer.
+		for {
+			c.mu.Lock()
+			if a, hit := c.m[key]; hit && c.now().Sub(a.at) < probeTTL {
+				c.mu.Unlock()
+				return a.version, a.err
+			}
+			busy, waiting := c.flight[key]
+			if !waiting {
+				done := make(chan struct{})
+				c.flight[key] = done
+				c.mu.Unlock()
+				defer func() {
+					c.mu.Lock()
+					delete(c.flight, key)
+					c.mu.Unlock()
+					close(done)
+				}()
+				break
+			}
+			c.mu.Unlock()
+			select {
+			case <-busy:
+			case <-ctx.Done():
+				return "", fmt.Errorf("python probe: %w", ctx.Err())
+			}
+		}
+	}
+	version, err := c.probe(ctx, p, scratch)
+	if ok && (err == nil || errors.Is(err, errNoPytest)) {
+		c.mu.Lock()
+		now := c.now()
+		for k, a := range c.m {
+			if now.Sub(a.at) >= probeTTL {
+				delete(c.m, k)
+			}
+		}
+		c.m[key] = probeAnswer{version: version, err: err, at: now}
+		c.mu.Unlock()
+	}
+	return version, err
+}
+
+// keyOf is the identity of the file p resolves to.
+func keyOf(p string) (probeKey, bool) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return probeKey{}, false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return probeKey{}, false
+	}
+	return probeKey{
+		path: p, dev: uint64(st.Dev), ino: st.Ino, size: info.Size(), mtime: info.ModTime(),
+		ctimeNanos: st.Ctim.Nano(),
+	}, true
+}
+
+// errNoPytest is the probe's answer for an interpreter that ran and could
+// not import pytest.
+var errNoPytest = errors.New("cannot import pytest")
 
 // probe runs p -c "import pytest" in the sandbox, because the configured
 // name comes from the pull request.
@@ -90,7 +204,7 @@ func probe(ctx context.Context, p, scratch string) (string, error) {
 		return "", out.Err
 	}
 	if out.ExitCode != 0 {
-		return "", fmt.Errorf("cannot import pytest")
+		return "", errNoPytest
 	}
 	return strings.TrimSpace(string(out.Stdout)), nil
 }
