@@ -75,7 +75,10 @@ func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]
 	// runner's user while the container runs as root; git would refuse it.
 	// core.fsmonitor=false: a fsmonitor hook is a command that reading
 	// the index would start; no repository this tool reads needs one.
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*"}, args...)
+	// maintenance.auto=false, gc.auto=0: a commit would start "git
+	// maintenance run --auto" in repositories the tool throws away (a
+	// process per command, for nothing).
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*", "-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
 	return run(ctx, r.Dir, stdin, args, full)
 }
 

@@ -2,6 +2,8 @@ package gitx_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +59,39 @@ func TestReadTreeAndBlobs(t *testing.T) {
 	}
 	if _, err := (gitx.Repo{Dir: t.TempDir()}).Resolve(context.Background(), "HEAD"); err == nil {
 		t.Error("Resolve outside a repository must fail")
+	}
+}
+
+// TestRunStartsNoAutoMaintenance: a repository whose own config asks for
+// gc after every object, in the foreground, still gets none from a commit
+// that the tool runs. The tool's scratch repositories are thrown away, so
+// auto maintenance would only cost a process per command.
+func TestRunStartsNoAutoMaintenance(t *testing.T) {
+	r := gittest.New(t)
+	for _, kv := range [][2]string{{"gc.auto", "1"}, {"gc.autoDetach", "false"}, {"maintenance.auto", "true"}, {"maintenance.autoDetach", "false"}} {
+		r.Git("config", kv[0], kv[1])
+	}
+	// git's auto gc counts the loose objects in objects/17 only: put two
+	// there.
+	files := map[string]string{}
+	for i := 0; len(files) < 2; i++ {
+		body := fmt.Sprintf("object %d\n", i)
+		if sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(body), body))); sum[0] == 0x17 {
+			files[fmt.Sprintf("f%d.txt", i)] = body
+		}
+	}
+	r.Write(files)
+	ctx := context.Background()
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "x"}} {
+		if _, err := r.Repo.Run(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.Repo.Run(ctx, "count-objects", "-v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "\npacks: 0\n") {
+		t.Errorf("a commit packed the objects (auto gc ran):\n%s", out)
 	}
 }
