@@ -23,7 +23,7 @@ func TestRenderAttacks(t *testing.T) {
 	// can pass the memory limit. Either way the render must stop and name
 	// the limit it hit; internal/jinja's TestWorkerStopsAttacks holds each
 	// limit on its own.
-	stack, memory, timeLimit := "stack passed its limit", "MB of memory (limits.render_memory)", "longer than the time limit of 2s (limits.render_time)"
+	stack, memory, timeLimit := "stack passed its limit", "MB of memory (limits.render_memory)", "longer than the time limit of 1s (limits.render_time)"
 	cases := []struct {
 		name, file, src string
 		want            []string // the finding's message has one of these
@@ -43,7 +43,7 @@ func TestRenderAttacks(t *testing.T) {
 			defer cancel()
 			c2 := New()
 			c2.Python = noPython
-			c2.RenderTime = 2 * time.Second
+			c2.RenderTime = time.Second
 			res := c2.Run(ctx, in)
 			if res.Conclusion != checks.Failure {
 				t.Fatalf("conclusion %s, want failure:\n%s", res.Conclusion, findingsText(res))
