@@ -73,7 +73,7 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	}
 	spec := specFor(rc, py.Path, file, timeout)
 	list := scenarios()
-	out.Results, err = runScenarios(ctx, spec, filepath.Join(dir, "scenarios"), list)
+	out.Results, err = scenarioRuns.get(ctx, spec, py, filepath.Join(dir, "scenarios"), list)
 	if err != nil {
 		out.Err = fmt.Errorf("the runner scenarios could not run: %w", err)
 		return out
@@ -119,7 +119,7 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 		out.Compared = false
 		return out
 	}
-	base, err := runScenarios(ctx, specFor(brc, py.Path, bfile, timeout), filepath.Join(dir, "base-scenarios"), failing)
+	base, err := scenarioRuns.get(ctx, specFor(brc, py.Path, bfile, timeout), py, filepath.Join(dir, "base-scenarios"), failing)
 	if err != nil {
 		out.BaseNote = fmt.Sprintf("The base's runner did not run: %v.", err)
 		out.Compared = false
