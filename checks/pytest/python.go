@@ -86,8 +86,14 @@ const probeTTL = 10 * time.Minute
 // back-to-back runs and the tests repeat dozens of times.
 var probes = newProbeCache(probe, time.Now)
 
+// probeCache keeps probe answers per interpreter file.
+type probeCache struct {
+	memo  *memo[probeKey, string]
+	probe func(ctx context.Context, p, scratch string) (string, error)
+}
+
 func newProbeCache(probe func(ctx context.Context, p, scratch string) (string, error), now func() time.Time) *probeCache {
-	return &probeCache{m: map[probeKey]probeAnswer{}, flight: map[probeKey]chan struct{}{}, now: now, probe: probe}
+	return &probeCache{memo: newMemo[probeKey, string](probeTTL, 0, now), probe: probe}
 }
 
 // probeKey names an interpreter file as it is now: replacing or editing
@@ -100,71 +106,19 @@ type probeKey struct {
 	ctimeNanos int64
 }
 
-type probeAnswer struct {
-	version string
-	err     error
-	at      time.Time
-}
-
-type probeCache struct {
-	mu sync.Mutex
-	m  map[probeKey]probeAnswer
-	// flight holds, per file, a channel closed when the probe under way
-	// ends.
-	flight map[probeKey]chan struct{}
-	now    func() time.Time
-	probe  func(ctx context.Context, p, scratch string) (string, error)
-}
-
 // get returns the answer of probe for p, from the cache when the same file
-// was probed less than probeTTL ago. A file that cannot be read is probed
-// every time, as is a probe that did not end with an answer (cancelled,
-// timed out, or the sandbox failed), which says nothing about the
-// interpreter.
+// was probed less than probeTTL ago; one probe per file runs at a time. A
+// file that cannot be read is probed every time, as is a probe that did
+// not end with an answer (cancelled, timed out, or the sandbox failed),
+// which says nothing about the interpreter.
 func (c *probeCache) get(ctx context.Context, p, scratch string) (string, error) {
 	key, ok := keyOf(p)
-	if ok {
-		// One probe per file at a time: the others wait for its answer.
-		for {
-			c.mu.Lock()
-			if a, hit := c.m[key]; hit && c.now().Sub(a.at) < probeTTL {
-				c.mu.Unlock()
-				return a.version, a.err
-			}
-			busy, waiting := c.flight[key]
-			if !waiting {
-				done := make(chan struct{})
-				c.flight[key] = done
-				c.mu.Unlock()
-				defer func() {
-					c.mu.Lock()
-					delete(c.flight, key)
-					c.mu.Unlock()
-					close(done)
-				}()
-				break
-			}
-			c.mu.Unlock()
-			select {
-			case <-busy:
-			case <-ctx.Done():
-				return "", fmt.Errorf("python probe: %w", ctx.Err())
-			}
-		}
+	if !ok {
+		return c.probe(ctx, p, scratch)
 	}
-	version, err := c.probe(ctx, p, scratch)
-	if ok && (err == nil || errors.Is(err, errNoPytest)) {
-		c.mu.Lock()
-		now := c.now()
-		for k, a := range c.m {
-			if now.Sub(a.at) >= probeTTL {
-				delete(c.m, k)
-			}
-		}
-		c.m[key] = probeAnswer{version: version, err: err, at: now}
-		c.mu.Unlock()
-	}
-	return version, err
+	return c.memo.get(ctx, key,
+		func() (string, error) { return c.probe(ctx, p, scratch) },
+		func(_ string, err error) bool { return err == nil || errors.Is(err, errNoPytest) })
 }
 
 // keyOf is the identity of the file p resolves to.

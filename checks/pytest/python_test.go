@@ -3,10 +3,7 @@ package pytest
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -18,12 +15,7 @@ func TestProbeCacheKeepsAnswersPerFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	py := filepath.Join(dir, "python3")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(py, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(body string) { writeExec(t, py, body) }
 	write("#!/bin/sh\n")
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	runs := 0
@@ -65,61 +57,5 @@ func TestProbeCacheKeepsAnswersPerFile(t *testing.T) {
 	}
 	if _, err := c.get(context.Background(), filepath.Join(dir, "missing"), dir); err != nil || runs != 6 {
 		t.Errorf("a missing file: err %v, %d runs; want a probe run (its error is the probe's)", err, runs)
-	}
-}
-
-// TestProbeCacheRunsOneProbeAtATime: checks that start together (the App's
-// workers, parallel tests) wait for the one probe under way.
-func TestProbeCacheRunsOneProbeAtATime(t *testing.T) {
-	t.Parallel()
-	py := filepath.Join(t.TempDir(), "python3")
-	if err := os.WriteFile(py, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var runs atomic.Int32
-	release := make(chan struct{})
-	c := newProbeCache(func(context.Context, string, string) (string, error) {
-		runs.Add(1)
-		<-release
-		return "8.0.0", nil
-	}, time.Now)
-	var wg sync.WaitGroup
-	versions := make([]string, 8)
-	for i := range versions {
-		wg.Go(func() { versions[i], _ = c.get(context.Background(), py, "") })
-	}
-	time.AfterFunc(50*time.Millisecond, func() { close(release) })
-	wg.Wait()
-	if n := runs.Load(); n != 1 {
-		t.Errorf("%d probes ran for 8 callers, want 1", n)
-	}
-	for i, v := range versions {
-		if v != "8.0.0" {
-			t.Errorf("caller %d got %q", i, v)
-		}
-	}
-}
-
-// TestProbeCacheWaiterLeavesOnCancel: a caller waiting for another's probe
-// stops waiting when its own context ends.
-func TestProbeCacheWaiterLeavesOnCancel(t *testing.T) {
-	t.Parallel()
-	py := filepath.Join(t.TempDir(), "python3")
-	if err := os.WriteFile(py, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	started, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
-	c := newProbeCache(func(context.Context, string, string) (string, error) {
-		close(started)
-		<-release
-		return "8.0.0", nil
-	}, time.Now)
-	go func() { _, _ = c.get(context.Background(), py, "") }()
-	<-started
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := c.get(ctx, py, ""); !errors.Is(err, context.Canceled) {
-		t.Errorf("waiter with a cancelled context: %v, want context.Canceled", err)
 	}
 }

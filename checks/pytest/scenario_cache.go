@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/formula-code/template-verify/internal/sandbox"
@@ -39,80 +38,43 @@ const maxScenarioEntries = 32
 // binary.
 var scenarioRuns = newScenarioCache(runScenarios, time.Now)
 
+// scenarioCache keeps the results of runners that passed every scenario.
 type scenarioCache struct {
-	mu sync.Mutex
-	m  map[string]scenarioEntry
-	// flight holds, per key, a channel closed when the run under way
-	// ends: checks that start together wait for it.
-	flight map[string]chan struct{}
-	now    func() time.Time
-	run    func(ctx context.Context, spec runnerSpec, dir string, list []scenario) ([]scenarioResult, error)
-}
-
-type scenarioEntry struct {
-	results []scenarioResult
-	at      time.Time
+	memo *memo[string, []scenarioResult]
+	run  func(ctx context.Context, spec runnerSpec, dir string, list []scenario) ([]scenarioResult, error)
 }
 
 func newScenarioCache(run func(context.Context, runnerSpec, string, []scenario) ([]scenarioResult, error), now func() time.Time) *scenarioCache {
-	return &scenarioCache{m: map[string]scenarioEntry{}, flight: map[string]chan struct{}{}, now: now, run: run}
+	return &scenarioCache{memo: newMemo[string, []scenarioResult](scenarioTTL, maxScenarioEntries, now), run: run}
 }
 
 // get returns the results of the scenarios in list for the runner of spec:
 // kept ones when this runner passed them all less than scenarioTTL ago,
-// otherwise those of a new run in dir.
+// otherwise those of a new run in dir. Callers that ask for the same
+// runner meanwhile wait for the run under way.
 func (c *scenarioCache) get(ctx context.Context, spec runnerSpec, py *python, dir string, list []scenario) ([]scenarioResult, error) {
 	key, ok := scenarioKey(spec, py, list)
-	for ok {
-		c.mu.Lock()
-		if e, hit := c.m[key]; hit && c.now().Sub(e.at) < scenarioTTL {
-			c.mu.Unlock()
-			slog.DebugContext(ctx, "runner scenarios: results of the same runner", "runner", filepath.Base(spec.Runner), "age", c.now().Sub(e.at).Round(time.Second))
-			return cloneResults(e.results), nil
-		}
-		busy, waiting := c.flight[key]
-		if !waiting {
-			done := make(chan struct{})
-			c.flight[key] = done
-			c.mu.Unlock()
-			defer func() {
-				c.mu.Lock()
-				delete(c.flight, key)
-				c.mu.Unlock()
-				close(done)
-			}()
-			break
-		}
-		c.mu.Unlock()
-		select {
-		case <-busy:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("runner scenarios: %w", ctx.Err())
-		}
+	if !ok {
+		return c.run(ctx, spec, dir, list)
 	}
-	results, err := c.run(ctx, spec, dir, list)
-	if err != nil || !ok || ctx.Err() != nil || !allPassed(results) {
+	ran := false
+	results, err := c.memo.get(ctx, key,
+		func() ([]scenarioResult, error) {
+			ran = true
+			return c.run(ctx, spec, dir, list)
+		},
+		func(rs []scenarioResult, err error) bool { return err == nil && ctx.Err() == nil && allPassed(rs) })
+	if err != nil {
+		if !ran {
+			return nil, fmt.Errorf("runner scenarios: %w", err)
+		}
 		return results, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now()
-	for k, e := range c.m {
-		if now.Sub(e.at) >= scenarioTTL {
-			delete(c.m, k)
-		}
+	if !ran {
+		slog.DebugContext(ctx, "runner scenarios: the kept results of the same runner", "runner", filepath.Base(spec.Runner))
 	}
-	for len(c.m) >= maxScenarioEntries {
-		oldest := ""
-		for k, e := range c.m {
-			if oldest == "" || e.at.Before(c.m[oldest].at) {
-				oldest = k
-			}
-		}
-		delete(c.m, oldest)
-	}
-	c.m[key] = scenarioEntry{results: cloneResults(results), at: now}
-	return results, nil
+	// The kept slice is shared: every caller gets its own copy.
+	return cloneResults(results), nil
 }
 
 // scenarioKey hashes what the outcome of list depends on; false when the

@@ -2,11 +2,7 @@ package pytest
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -18,11 +14,8 @@ func TestScenarioCacheKeepsOnlyPassingRunsOfTheSameRunner(t *testing.T) {
 	dir := t.TempDir()
 	runner := filepath.Join(dir, "pytest_runner.py")
 	pyFile := filepath.Join(dir, "python3")
-	for _, f := range []string{runner, pyFile} {
-		if err := os.WriteFile(f, []byte("v1\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeExec(t, runner, "v1\n")
+	writeExec(t, pyFile, "v1\n")
 	py := &python{Path: pyFile, Pytest: "7.2.1"}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	runs, failing := 0, false
@@ -70,9 +63,7 @@ func TestScenarioCacheKeepsOnlyPassingRunsOfTheSameRunner(t *testing.T) {
 			}
 		}, 1},
 		{"other runner bytes run", func() {
-			if err := os.WriteFile(runner, []byte("v2\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			writeExec(t, runner, "v2\n")
 			get(spec)
 		}, 2},
 		{"another command runs", func() { get(with(func(s *runnerSpec) { s.Command += " --x" })) }, 3},
@@ -85,9 +76,7 @@ func TestScenarioCacheKeepsOnlyPassingRunsOfTheSameRunner(t *testing.T) {
 		}, 5},
 		{"older than the TTL runs again", func() { now = now.Add(scenarioTTL); get(spec) }, 6},
 		{"a failing run is not kept", func() {
-			if err := os.WriteFile(runner, []byte("v3\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			writeExec(t, runner, "v3\n")
 			failing = true
 			get(spec)
 			get(spec)
@@ -98,49 +87,5 @@ func TestScenarioCacheKeepsOnlyPassingRunsOfTheSameRunner(t *testing.T) {
 		if runs != s.wantRuns {
 			t.Fatalf("%s: %d runs, want %d", s.name, runs, s.wantRuns)
 		}
-	}
-
-	failing = false
-	for i := range maxScenarioEntries + 5 {
-		get(with(func(s *runnerSpec) { s.Command = fmt.Sprintf("cmd %d", i) }))
-		now = now.Add(time.Second)
-	}
-	if n := len(c.m); n > maxScenarioEntries {
-		t.Errorf("%d entries kept, want at most %d", n, maxScenarioEntries)
-	}
-}
-
-// TestScenarioCacheRunsOneAtATime: checks that start together with the
-// same runner wait for the one run under way.
-func TestScenarioCacheRunsOneAtATime(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	runner, pyFile := filepath.Join(dir, "runner.py"), filepath.Join(dir, "python3")
-	for _, f := range []string{runner, pyFile} {
-		if err := os.WriteFile(f, []byte("v1\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var runs atomic.Int32
-	release := make(chan struct{})
-	c := newScenarioCache(func(_ context.Context, _ runnerSpec, _ string, list []scenario) ([]scenarioResult, error) {
-		runs.Add(1)
-		<-release
-		return []scenarioResult{{Name: list[0].Name}}, nil
-	}, time.Now)
-	spec := runnerSpec{Python: pyFile, Runner: runner}
-	py := &python{Path: pyFile}
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() {
-			if res, err := c.get(context.Background(), spec, py, dir, scenarios()[:1]); err != nil || len(res) != 1 {
-				t.Errorf("get: %v, %v", res, err)
-			}
-		})
-	}
-	time.AfterFunc(50*time.Millisecond, func() { close(release) })
-	wg.Wait()
-	if n := runs.Load(); n != 1 {
-		t.Errorf("%d runs for 6 callers, want 1", n)
 	}
 }
