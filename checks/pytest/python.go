@@ -109,8 +109,8 @@ type probeKey struct {
 // get returns the answer of probe for p, from the cache when the same file
 // was probed less than probeTTL ago; one probe per file runs at a time. A
 // file that cannot be read is probed every time, as is a probe that did
-// not end with an answer (cancelled, timed out, or the sandbox failed),
-// which says nothing about the interpreter.
+// not end with Python's answer (cancelled, timed out, the sandbox or the
+// interpreter failed otherwise), which says nothing lasting.
 func (c *probeCache) get(ctx context.Context, p, scratch string) (string, error) {
 	key, ok := keyOf(p)
 	if !ok {
@@ -137,8 +137,8 @@ func keyOf(p string) (probeKey, bool) {
 	}, true
 }
 
-// errNoPytest is the probe's answer for an interpreter that ran and could
-// not import pytest.
+// errNoPytest is the probe's answer for an interpreter that ran and said
+// it has no pytest module.
 var errNoPytest = errors.New("cannot import pytest")
 
 // probe runs p -c "import pytest" in the sandbox, because the configured
@@ -158,7 +158,12 @@ func probe(ctx context.Context, p, scratch string) (string, error) {
 		return "", out.Err
 	}
 	if out.ExitCode != 0 {
-		return "", errNoPytest
+		// Only Python's own answer is kept (see probeCache.get): a sandbox
+		// that failed to start says nothing about the interpreter.
+		if strings.Contains(string(out.Stderr), "No module named") {
+			return "", errNoPytest
+		}
+		return "", fmt.Errorf("cannot import pytest (exit status %d)", out.ExitCode)
 	}
 	return strings.TrimSpace(string(out.Stdout)), nil
 }
