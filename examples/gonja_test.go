@@ -23,9 +23,8 @@ func TestGonjaMatchesJinja2(t *testing.T) {
 	for _, r := range revs(b) {
 		t.Run(r[0], func(t *testing.T) {
 			t.Parallel()
-			dir := export(t, b, r[1])
-			cfg := configAt(t, dir)
-			py := renderAll(t, dir, cfg)
+			rr := revRenders(t)[r[0]]
+			cfg, py := rr.cfg, rr.results
 			files, err := gitx.Repo{Dir: b.Dir}.ReadTree(context.Background(), r[1], "")
 			if err != nil {
 				t.Fatal(err)

@@ -63,6 +63,7 @@ func TestMain(m *testing.M) {
 	for _, s := range []*shared{&example0, &withHeads} {
 		if s.built != nil {
 			_ = os.RemoveAll(s.built.Dir)
+			_ = os.RemoveAll(s.built.Dir + "-exports") // revRenders
 		}
 	}
 	os.Exit(code)

@@ -2,6 +2,7 @@ package examples
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -11,9 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/gitx"
 )
 
 // renderJob is one template and variable set, rendered by Python Jinja2.
@@ -36,14 +39,12 @@ type renderResult struct {
 	Err string `json:"err"`
 }
 
-// renderAll renders every template of every group of the config in the
-// exported tree dir, for every variable set, in one Python process. The ids
-// are "group:template[varset]".
-func renderAll(t *testing.T, dir string, cfg *config.Config) map[string]renderResult {
+// renderGroups lists, for every group of the config in the exported tree
+// dir, every template and variable set as a job. The ids are
+// prefix+"group:template[varset]".
+func renderGroups(t *testing.T, dir, prefix string, cfg *config.Config) []renderGroup {
 	t.Helper()
-	var req struct {
-		Groups []renderGroup `json:"groups"`
-	}
+	var groups []renderGroup
 	for _, g := range cfg.Groups {
 		rg := renderGroup{
 			Root: filepath.Join(dir, g.Root),
@@ -69,16 +70,22 @@ func renderAll(t *testing.T, dir string, cfg *config.Config) map[string]renderRe
 				return nil
 			}
 			for _, vs := range g.VarSets(entries[0]) {
-				rg.Jobs = append(rg.Jobs, renderJob{ID: fmt.Sprintf("%s:%s[%s]", g.Name, rel, vs.Name), Template: rel, Vars: vs.Vars})
+				rg.Jobs = append(rg.Jobs, renderJob{ID: fmt.Sprintf("%s%s:%s[%s]", prefix, g.Name, rel, vs.Name), Template: rel, Vars: vs.Vars})
 			}
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("walk %s: %v", rg.Root, err)
 		}
-		req.Groups = append(req.Groups, rg)
+		groups = append(groups, rg)
 	}
-	in, err := json.Marshal(req)
+	return groups
+}
+
+// runJinja2 renders the jobs of groups in one Python process.
+func runJinja2(t *testing.T, groups []renderGroup) map[string]renderResult {
+	t.Helper()
+	in, err := json.Marshal(map[string]any{"groups": groups})
 	if err != nil {
 		t.Fatalf("encode render request: %v", err)
 	}
@@ -99,6 +106,61 @@ func renderAll(t *testing.T, dir string, cfg *config.Config) map[string]renderRe
 		byID[r.ID] = r
 	}
 	return byID
+}
+
+// renderAll renders every template of every group of the config in the
+// exported tree dir, for every variable set, in one Python process. The ids
+// are "group:template[varset]".
+func renderAll(t *testing.T, dir string, cfg *config.Config) map[string]renderResult {
+	t.Helper()
+	return runJinja2(t, renderGroups(t, dir, "", cfg))
+}
+
+// revRender is one revision of the example, exported, with the Jinja2
+// renders of its templates.
+type revRender struct {
+	dir     string
+	cfg     *config.Config
+	results map[string]renderResult
+}
+
+var (
+	revRendersOnce sync.Once
+	revRendersOf   map[string]revRender
+)
+
+// revRenders exports every revision of the shared example (into its
+// folder, which TestMain removes) and renders all of them with Python
+// Jinja2 in one process, once for the tests that compare against it.
+func revRenders(t *testing.T) map[string]revRender {
+	t.Helper()
+	b := example(t)
+	revRendersOnce.Do(func() {
+		out := map[string]revRender{}
+		var groups []renderGroup
+		for i, r := range revs(b) {
+			dir := filepath.Join(b.Dir+"-exports", fmt.Sprint(i))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := (gitx.Repo{Dir: b.Dir}).Export(context.Background(), r[1], dir); err != nil {
+				t.Fatalf("export %s: %v", r[0], err)
+			}
+			cfg := configAt(t, dir)
+			groups = append(groups, renderGroups(t, dir, r[0]+"|", cfg)...)
+			out[r[0]] = revRender{dir: dir, cfg: cfg, results: map[string]renderResult{}}
+		}
+		for id, res := range runJinja2(t, groups) {
+			rev, rest, _ := strings.Cut(id, "|")
+			res.ID = rest
+			out[rev].results[rest] = res
+		}
+		revRendersOf = out
+	})
+	if revRendersOf == nil {
+		t.Fatal("the Jinja2 renders of the example's revisions failed in an earlier test")
+	}
+	return revRendersOf
 }
 
 // bashSyntax returns the bash -n error of script, or "" when it parses.
@@ -139,8 +201,7 @@ func TestTemplatesRenderWithJinja2(t *testing.T) {
 	for _, r := range revs(b) {
 		t.Run(r[0], func(t *testing.T) {
 			t.Parallel()
-			dir := export(t, b, r[1])
-			results := renderAll(t, dir, configAt(t, dir))
+			results := revRenders(t)[r[0]].results
 			// Per-template variables: only test.sh has the matrix (4 sets);
 			// setup.sh, the Dockerfile, the runner and the prompt have one.
 			sets := map[string]int{}
