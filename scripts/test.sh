@@ -8,8 +8,7 @@ bash scripts/setup.sh
 step() { echo "== $1 (at ${SECONDS}s)"; }
 # Folders this script makes, removed however it ends.
 made=()
-# Background steps (staticcheck) stop too.
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "${made[@]}"' EXIT
+trap 'rm -rf "${made[@]}"' EXIT
 
 # The tests make and remove many small files (fixture repositories,
 # checkouts). Where /dev/shm is a tmpfs with room they go there: on the
@@ -31,23 +30,13 @@ fi
 # the three share one build (staticcheck itself is built without it).
 # With -race the build tag race is set: internal/jinja/race.go is checked
 # instead of norace.go, one constant either way.
-#
-# Every step is CPU-bound, but none keeps both cores busy all the time (a
-# build's serial links, the tests' tail): staticcheck is built while vet
-# runs and analyses while the tests run. Its output prints after the
-# tests, and its failure fails the run.
-bin=$(mktemp -d)
-made+=("$bin")
-GOBIN=$bin go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >"$bin/install.log" 2>&1 &
-install_pid=$!
 step "go vet"
 go vet -race ./...
-step "staticcheck (built beside vet; it runs beside the tests)"
-if ! wait "$install_pid"; then
-  cat "$bin/install.log"; echo "staticcheck did not install"; exit 1
-fi
-GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$bin/staticcheck" ./... >"$bin/staticcheck.log" 2>&1 &
-staticcheck_pid=$!
+step "staticcheck"
+bin=$(mktemp -d)
+made+=("$bin")
+GOBIN=$bin go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$bin/staticcheck" ./...
 step "actionlint"
 bash .github/actionlint.sh
 step "go test -race"
@@ -55,13 +44,5 @@ step "go test -race"
 # detector waits at every process exit only slows the test binaries and the
 # children they start again.
 export GORACE="${GORACE:-atexit_sleep_ms=0}"
-tests=0
-go test -race -count=1 -timeout 20m ./... 2>&1 | tee /tmp/template-verify-test.log || tests=$?
-staticcheck=0
-wait "$staticcheck_pid" || staticcheck=$?
-step "staticcheck's findings"
-cat "$bin/staticcheck.log"
-if [ "$staticcheck" -ne 0 ]; then echo "staticcheck failed (exit $staticcheck)"; fi
-if [ "$tests" -ne 0 ]; then echo "go test failed (exit $tests)"; fi
+go test -race -count=1 -timeout 20m ./... 2>&1 | tee /tmp/template-verify-test.log
 echo "== done in ${SECONDS}s"
-[ "$tests" -eq 0 ] && [ "$staticcheck" -eq 0 ]
