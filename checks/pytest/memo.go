@@ -95,10 +95,3 @@ func (c *memo[K, V]) put(key K, v V, err error) {
 	}
 	c.m[key] = memoEntry[V]{v: v, err: err, at: now}
 }
-
-// len is the number of kept answers, expired ones included.
-func (c *memo[K, V]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}

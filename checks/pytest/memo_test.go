@@ -79,14 +79,14 @@ func TestMemoKeepsWhatKeepAcceptsWithinItsBound(t *testing.T) {
 	}
 	get(1, false)
 	get(1, false)
-	if runs != 2 || m.len() != 0 {
-		t.Errorf("refused answers: %d runs, %d kept; want 2, 0", runs, m.len())
+	if runs != 2 || len(m.m) != 0 {
+		t.Errorf("refused answers: %d runs, %d kept; want 2, 0", runs, len(m.m))
 	}
 	for k := 1; k <= 4; k++ {
 		get(k, true)
 	}
-	if m.len() != 3 {
-		t.Errorf("%d kept, want the bound 3", m.len())
+	if len(m.m) != 3 {
+		t.Errorf("%d kept, want the bound 3", len(m.m))
 	}
 	runs = 0
 	get(1, true) // the oldest went

@@ -97,7 +97,9 @@ func newProbeCache(probe func(ctx context.Context, p, scratch string) (string, e
 }
 
 // probeKey names an interpreter file as it is now: replacing or editing
-// it (a new python, a rewritten shim) makes a new key.
+// it (a new python, a rewritten shim) makes a new key. A shim that picks
+// its interpreter from other files (pyenv's version files) keeps its key:
+// a change there is seen when the answer is older than probeTTL.
 type probeKey struct {
 	path       string
 	dev, ino   uint64

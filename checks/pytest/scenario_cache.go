@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
 // scenarioTTL is how long the results of a runner that passed every
@@ -32,10 +30,10 @@ const maxScenarioEntries = 32
 // Only a run where every scenario passed is kept: a failure may come from
 // a time limit on a busy machine, and it must stay visible. The key holds
 // everything a scenario's outcome depends on that can change within a
-// process: the runner's bytes and name, how it is run and read, the
-// interpreter (its file's identity and its pytest), and whether the
-// sandbox runs. The fixture project and the catalogue are part of this
-// binary.
+// process: the runner's bytes and name, how it is run and read, and the
+// interpreter (its file's identity and its pytest). The fixture project
+// and the catalogue are part of this binary, and whether the sandbox runs
+// is decided once per process (sandbox.Available).
 var scenarioRuns = newScenarioCache(runScenarios, time.Now)
 
 // scenarioCache keeps the results of runners that passed every scenario.
@@ -93,8 +91,8 @@ func scenarioKey(spec runnerSpec, py *python, list []scenario) (string, bool) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", false
 	}
-	fmt.Fprintf(h, "\x00%q %q %q %q %q %s %v\x00%+v %q\x00", filepath.Base(spec.Runner), spec.Command, spec.Result,
-		spec.Regressed, spec.TestsRan, spec.Timeout, sandbox.Available(), pk, py.Pytest)
+	fmt.Fprintf(h, "\x00%q %q %q %q %q %s\x00%+v %q\x00", filepath.Base(spec.Runner), spec.Command, spec.Result,
+		spec.Regressed, spec.TestsRan, spec.Timeout, pk, py.Pytest)
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		fmt.Fprintf(h, "%q=%q\x00", k, spec.Env[k])
 	}
