@@ -15,8 +15,52 @@ import (
 // measurement setup": "A change to one needs the same change to the other").
 type Sync struct {
 	Groups []SyncGroup `yaml:"groups"`
+	// Discover turns on the discovery of copies: a list literal of a
+	// changed template that equals, at the base, a list in another tracked
+	// file forms a group. Unset, it is on when the block names no groups
+	// (and so when the file has no sync block).
+	Discover *bool `yaml:"discover"`
+	// Ignore lists discovered groups that are not compared.
+	Ignore []SyncIgnore `yaml:"ignore"`
 	// Explicit is true when the block came from a file, not defaults.
 	Explicit bool `yaml:"-"`
+}
+
+// SyncIgnore silences discovered groups: those with a copy in a file that
+// Path matches, and, when given, whose list there is named List and whose
+// other copy is in a file that With matches. Path and With are globs
+// ("**" spans folders).
+type SyncIgnore struct {
+	Path string `yaml:"path"`
+	List string `yaml:"list"`
+	With string `yaml:"with"`
+}
+
+// Discovers reports whether the sync check discovers groups.
+func (s *Sync) Discovers() bool {
+	if s == nil {
+		return false
+	}
+	if s.Discover != nil {
+		return *s.Discover
+	}
+	return !s.Explicit || len(s.Groups) == 0
+}
+
+// Ignored reports whether a discovered group of the list named aList in
+// file a and the list named bList in file b is silenced.
+func (s *Sync) Ignored(a, aList, b, bList string) bool {
+	if s == nil {
+		return false
+	}
+	for _, ig := range s.Ignore {
+		for _, pair := range [][4]string{{a, aList, b, bList}, {b, bList, a, aList}} {
+			if MatchGlob(ig.Path, pair[0]) && (ig.List == "" || ig.List == pair[1]) && (ig.With == "" || MatchGlob(ig.With, pair[2])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SyncGroup is one set of copies.
@@ -26,7 +70,8 @@ type SyncGroup struct {
 }
 
 // SyncCopy is one copy: a file and one extractor that yields its items.
-// Exactly one of Bash, Python, JinjaDefault and Between is set.
+// Exactly one of Bash, Python, JinjaDefault, Between, YAML, JSON and TOML
+// is set.
 type SyncCopy struct {
 	// Path is a repository path, or "group:path" for a template. A template
 	// (either form, when the path is a template of a group) is rendered
@@ -43,6 +88,12 @@ type SyncCopy struct {
 	// Between takes the lines strictly between the first line matching
 	// Start and the next line matching End, trimmed, empty lines dropped.
 	Between *Section `yaml:"between"`
+	// YAML, JSON and TOML name a list of strings in a data file by its key
+	// path, "restore.patterns" ("jobs.0.paths" indexes a list); the
+	// format's parser reads the file.
+	YAML string `yaml:"yaml"`
+	JSON string `yaml:"json"`
+	TOML string `yaml:"toml"`
 	// Vars override the template's variables when the copy is rendered.
 	Vars map[string]any `yaml:"vars"`
 	// Drop lists items removed before the comparison, such as the "-e" of
@@ -52,9 +103,16 @@ type SyncCopy struct {
 	OnlyHere []string `yaml:"only_here"`
 }
 
-// Extractor names the copy's extractor: bash, python, jinja_default or between.
+// Extractor names the copy's extractor: bash, python, jinja_default,
+// between, yaml, json or toml.
 func (c *SyncCopy) Extractor() string {
 	switch {
+	case c.YAML != "":
+		return "yaml"
+	case c.JSON != "":
+		return "json"
+	case c.TOML != "":
+		return "toml"
 	case c.Bash != "":
 		return "bash"
 	case c.Python != "":
@@ -95,13 +153,27 @@ func DefaultSync() *Sync {
 	}}}
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var (
+	identRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	keyPathRE = regexp.MustCompile(`^[^.\s]+(\.[^.\s]+)*$`)
+)
 
 // validateSync checks the sync block.
 func (c *Config) validateSync(fail func(msg string, keyPath ...string) error) error {
 	s := c.Sync
 	if s == nil {
 		return nil
+	}
+	for i, ig := range s.Ignore {
+		at := []string{"sync", "ignore", strconv.Itoa(i)}
+		if ig.Path == "" {
+			return fail("a sync.ignore entry needs a path (a glob)", at...)
+		}
+		for _, kv := range [][2]string{{"path", ig.Path}, {"with", ig.With}} {
+			if k, v := kv[0], kv[1]; v != "" && !validGlob(v) {
+				return fail(fmt.Sprintf("sync.ignore %s %q is not a valid glob", k, v), append(at, k)...)
+			}
+		}
 	}
 	names := map[string]bool{}
 	for i, g := range s.Groups {
@@ -129,17 +201,22 @@ func (c *Config) validateSync(fail func(msg string, keyPath ...string) error) er
 				return fail(fmt.Sprintf("copy %s of sync group %q: the path is not a clean relative file path", cp.Path, g.Name), append(at, "path")...)
 			}
 			n := 0
-			for _, set := range []bool{cp.Bash != "", cp.Python != "", cp.JinjaDefault != "", cp.Between != nil} {
+			for _, set := range []bool{cp.Bash != "", cp.Python != "", cp.JinjaDefault != "", cp.Between != nil, cp.YAML != "", cp.JSON != "", cp.TOML != ""} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return fail(fmt.Sprintf("copy %s of sync group %q needs exactly one of bash, python, jinja_default and between", cp.Path, g.Name), at...)
+				return fail(fmt.Sprintf("copy %s of sync group %q needs exactly one of bash, python, jinja_default, between, yaml, json and toml", cp.Path, g.Name), at...)
 			}
 			for _, name := range []string{cp.Bash, cp.Python, cp.JinjaDefault} {
 				if name != "" && !identRE.MatchString(name) {
 					return fail(fmt.Sprintf("copy %s: %q is not a variable name", cp.Path, name), at...)
+				}
+			}
+			for _, kv := range [][2]string{{"yaml", cp.YAML}, {"json", cp.JSON}, {"toml", cp.TOML}} {
+				if k, v := kv[0], kv[1]; v != "" && !keyPathRE.MatchString(v) {
+					return fail(fmt.Sprintf("copy %s: %q is not a key path (keys joined by dots)", cp.Path, v), append(at, k)...)
 				}
 			}
 			if b := cp.Between; b != nil {

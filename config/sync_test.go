@@ -22,7 +22,7 @@ func TestSyncAndNamesBlocks(t *testing.T) {
 		{name: "null turns names off", yaml: "names: null\n", wantNamesOff: true, wantGroups: 1},
 		{name: "one copy", wantErr: "needs at least two copies",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: arr}\n"},
-		{name: "two extractors", wantErr: "exactly one of bash, python, jinja_default and between",
+		{name: "two extractors", wantErr: "exactly one of bash, python, jinja_default, between, yaml, json and toml",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: arr, python: P}\n        - {path: b.py, python: P}\n"},
 		{name: "bad name", wantErr: "is not a variable name",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: 'a b'}\n        - {path: b.py, python: P}\n"},

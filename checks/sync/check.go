@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
@@ -20,7 +21,11 @@ import (
 const Name = "sync"
 
 // Check is the sync check.
-type Check struct{}
+type Check struct {
+	mu sync.Mutex
+	// found holds the discovered groups of each plan seen.
+	found map[*plan.Plan]*discovery
+}
 
 // New returns the sync check.
 func New() *Check { return &Check{} }
@@ -110,7 +115,8 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	if in.BaseConfig != nil && in.BaseConfig.Sync != nil {
 		cfg = in.BaseConfig
 	}
-	if cfg.Sync == nil || len(cfg.Sync.Groups) == 0 {
+	discovering := cfg.Sync != nil && cfg.Sync.Discovers()
+	if cfg.Sync == nil || len(cfg.Sync.Groups) == 0 && !discovering {
 		res.Conclusion, res.Title = checks.Skipped, "No sync groups are configured"
 		res.Summary = res.Title + "."
 		return res
@@ -161,6 +167,33 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Findings = append(res.Findings, fs...)
 		table.Rows = append(table.Rows, []string{g.Name, copyList(head), verdict(base), verdict(head)})
 	}
+	total := len(cfg.Sync.Groups)
+	if discovering {
+		named := map[[2]string]bool{}
+		for _, g := range cfg.Sync.Groups {
+			for _, x := range g.Copies {
+				for _, y := range g.Copies {
+					px, _, _, _ := resolve(cfg, x)
+					py, _, _, _ := resolve(cfg, y)
+					named[[2]string{px, py}] = true
+				}
+			}
+		}
+		dr, err := c.runDiscovered(ctx, in.Plan, []*config.Config{in.Config, in.BaseConfig}, cfg.Sync, named)
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Conclusion, res.Title = checks.Cancelled, "The sync check was stopped"
+				return res
+			}
+			notCompared++
+			res.Notes = append(res.Notes, fmt.Sprintf("Discovery of copies did not run: %v.", err))
+		}
+		res.Findings = append(res.Findings, dr.findings...)
+		res.Notes = append(res.Notes, dr.notes...)
+		table.Rows = append(table.Rows, dr.rows...)
+		compared += dr.compared
+		total += dr.compared
+	}
 	if len(table.Rows) > 0 {
 		res.Tables = append(res.Tables, table)
 	}
@@ -187,7 +220,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	if len(skippedNames) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("Not compared, because this change touches none of their copies: %s.", strings.Join(skippedNames, ", ")))
 	}
-	res.Figures = append(res.Figures, checks.Figure{Label: "Sync groups compared", Value: fmt.Sprintf("%d of %d", compared, len(cfg.Sync.Groups))})
+	res.Figures = append(res.Figures, checks.Figure{Label: "Sync groups compared", Value: fmt.Sprintf("%d of %d", compared, total)})
 	return res
 }
 
@@ -195,8 +228,9 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 // the base's or the head's configuration when no template changed (a copy
 // in a plain file, such as the grader's list), so that the verification
 // runs this check.
-func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
+func (c *Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
 	touched := touchedPlan(p)
+	discovering := false
 	for _, cfg := range []*config.Config{base, head} {
 		if cfg == nil || cfg.Sync == nil {
 			continue
@@ -206,8 +240,15 @@ func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
 				return true
 			}
 		}
+		discovering = discovering || cfg.Sync.Discovers()
 	}
-	return false
+	if !discovering {
+		return false
+	}
+	// A changed plain file may hold a copy of a template's list. HasWork
+	// has no context of its own; discovery is bounded (discover.go).
+	d, err := c.discovery(context.Background(), p, []*config.Config{head, base})
+	return err != nil || len(d.groups) > 0
 }
 
 // touchedPaths is every changed path and every planned template (a
@@ -327,6 +368,12 @@ func (c *Check) read(ctx context.Context, in *checks.Input, r *jinja.Renderer, g
 		items, err = JinjaDefault(text, cp.JinjaDefault)
 	case "between":
 		items, err = Between(text, cp.Between.Start, cp.Between.End)
+	case "yaml":
+		items, err = DataList(text, "yaml", cp.YAML)
+	case "json":
+		items, err = DataList(text, "json", cp.JSON)
+	case "toml":
+		items, err = DataList(text, "toml", cp.TOML)
 	}
 	if err != nil {
 		if errors.Is(err, errNotFound) {

@@ -180,7 +180,9 @@ func unescapeDouble(s string) string {
 }
 
 // Between returns the lines strictly between the first line that matches
-// start and the next line that matches end, trimmed, without empty lines.
+// start and the next line that matches end, or the end of the file when no
+// later line matches (a list at the end of a file, such as a YAML list,
+// has no closing line), trimmed, without empty lines.
 func Between(src, start, end string) ([]Item, error) {
 	sre, err := regexp.Compile(start)
 	if err != nil {
@@ -204,7 +206,7 @@ func Between(src, start, end string) ([]Item, error) {
 				items = append(items, Item{Value: t, Line: j + 1})
 			}
 		}
-		return nil, fmt.Errorf("no line after line %d matches the end marker %s", i+1, end)
+		return items, nil
 	}
 	return nil, fmt.Errorf("no line matches the start marker %s: %w", start, errNotFound)
 }
