@@ -39,6 +39,18 @@ func TestSyncAndNamesBlocks(t *testing.T) {
 		{name: "not clean", wantErr: "is not a clean relative file path",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a//x.sh, bash: arr}\n        - {path: b.py, python: P}\n"},
 		{name: "bad ignore", wantErr: "names.ignore", yaml: "names: {ignore: ['1x']}\n"},
+		{name: "a yaml copy", wantExplicit: true, wantGroups: 1,
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: arr}\n        - {path: ci/p.yml, yaml: restore.patterns}\n"},
+		{name: "a bad key path", wantErr: "f.yml:6: copy ci/p.json: \"a..b\" is not a key path",
+			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: arr}\n        - {path: ci/p.json, json: a..b}\n"},
+		{name: "discover and ignore only", wantExplicit: true,
+			yaml: "sync:\n  discover: true\n  ignore:\n    - {path: 'tpl/**', list: arr, with: ci/*.yml}\n"},
+		{name: "an ignore entry without a path", wantErr: "f.yml:3: a sync.ignore entry needs a path",
+			yaml: "sync:\n  ignore:\n    - list: arr\n"},
+		{name: "a bad ignore glob", wantErr: "f.yml:3: sync.ignore with \"[\" is not a valid glob",
+			yaml: "sync:\n  ignore:\n    - {path: a.sh, with: '['}\n"},
+		{name: "discover is a boolean", wantErr: "f.yml:2",
+			yaml: "sync:\n  discover: sometimes\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,5 +71,26 @@ func TestSyncAndNamesBlocks(t *testing.T) {
 				t.Errorf("sync = %+v", c.Sync)
 			}
 		})
+	}
+}
+
+func TestSyncDiscovers(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name string
+		sync *Sync
+		want bool
+	}{
+		{"no block", nil, false},
+		{"the default block", DefaultSync(), true},
+		{"a file's block with groups", &Sync{Explicit: true, Groups: DefaultSync().Groups}, false},
+		{"a file's block with groups and discover: true", &Sync{Explicit: true, Groups: DefaultSync().Groups, Discover: &yes}, true},
+		{"a file's block with only ignore", &Sync{Explicit: true, Ignore: []SyncIgnore{{Path: "a"}}}, true},
+		{"discover: false", &Sync{Explicit: true, Discover: &no}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.sync.Discovers(); got != tt.want {
+			t.Errorf("%s: Discovers() = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

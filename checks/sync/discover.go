@@ -35,8 +35,6 @@ type found struct {
 	ordered bool
 }
 
-func (f found) name() string { return f.a.Path + " = " + f.b.Path }
-
 // discovery is what discovery found at the base of a plan.
 type discovery struct {
 	groups []found
@@ -117,9 +115,9 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 		return nil, fmt.Errorf("read the base tree: %w", err)
 	}
 	// The anchors of the changed files' lists: a file is parsed only when
-	// it holds one (see anchor).
+	// it holds every anchor of one of them (see anchors).
 	changedLists := map[string][]List{}
-	var anchors [][]byte
+	var anchorSets [][][]byte
 	anchorAll := false
 	for _, f := range want {
 		if !changed[f.path] {
@@ -132,8 +130,8 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 		}
 		changedLists[f.path] = lists
 		for _, l := range lists {
-			if a := anchor(l); a != "" {
-				anchors = append(anchors, []byte(a))
+			if as := anchors(l); len(as) > 0 {
+				anchorSets = append(anchorSets, as)
 			} else {
 				anchorAll = true
 			}
@@ -148,7 +146,7 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 			continue
 		}
 		src := blobs[f.sha]
-		if !anchorAll && !slices.ContainsFunc(anchors, func(a []byte) bool { return bytes.Contains(src, a) }) {
+		if !anchorAll && !slices.ContainsFunc(anchorSets, func(as [][]byte) bool { return containsAll(src, as) }) {
 			continue
 		}
 		lists, err := ListsOf(f.path, src, isTemplate(f.path, cfgs))
@@ -266,34 +264,56 @@ func setKey(values []string) string {
 // sameSet reports whether two lists have the same items as sets.
 func sameSet(a, b []string) bool { return setKey(a) == setKey(b) }
 
-// anchor is the longest run of ASCII letters, digits and underscores in
-// the list's items, of at least 3 bytes, whose neighbours are plain ASCII
-// punctuation or an item's end: such a run is written as it is in every
-// format (no escape touches it), so a file that holds an equal list holds
-// the run. "" when no item has one.
-func anchor(l List) string {
-	best := ""
+// anchors are, for each item of the list that has one, its longest run
+// of ASCII letters, digits and underscores, of at least 3 bytes, whose
+// neighbours are printable ASCII other than a backslash or a quote, or the
+// item's ends. Such a run is written as it is in every format (no escape
+// touches it), so a file that holds an equal list holds every anchor.
+// Rarer anchors come first: the longer, the rarer.
+func anchors(l List) [][]byte {
+	seen := map[string]bool{}
+	var out [][]byte
 	for _, it := range l.Items {
-		v := it.Value
-		for i := 0; i < len(v); {
-			if !isIdent(v[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(v) && isIdent(v[j]) {
-				j++
-			}
-			if j-i > len(best) && plainNeighbour(v, i-1) && plainNeighbour(v, j) {
-				best = v[i:j]
-			}
-			i = j
+		if a := anchor(it.Value); a != "" && !seen[a] {
+			seen[a] = true
+			out = append(out, []byte(a))
 		}
+	}
+	slices.SortStableFunc(out, func(x, y []byte) int { return len(y) - len(x) })
+	return out
+}
+
+// anchor is the anchor of one item, "" when it has none.
+func anchor(v string) string {
+	best := ""
+	for i := 0; i < len(v); {
+		if !isIdent(v[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && isIdent(v[j]) {
+			j++
+		}
+		if j-i > len(best) && plainNeighbour(v, i-1) && plainNeighbour(v, j) {
+			best = v[i:j]
+		}
+		i = j
 	}
 	if len(best) < 3 {
 		return ""
 	}
 	return best
+}
+
+// containsAll reports whether src holds every one of subs.
+func containsAll(src []byte, subs [][]byte) bool {
+	for _, s := range subs {
+		if !bytes.Contains(src, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainNeighbour reports whether the byte at i is outside v or printable

@@ -5,4 +5,8 @@
 // lines between two markers); a copy in a template is rendered first, in a
 // render worker. The check fails when the change makes copies that were
 // equal at the base differ, and warns when they already differed.
+//
+// Without a sync block it also discovers groups (discover.go): a list of
+// a changed file that equals, at the base, a list of another file, one of
+// the two a template. lists*.go read the lists of each format.
 package synccheck

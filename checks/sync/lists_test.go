@@ -68,7 +68,7 @@ func TestListsOf(t *testing.T) {
 		{name: "json top-level array", path: "l.json", src: "[\"a\",\"b\",\"c\"]", want: "JSON list  @1: a@1 b@1 c@1\n"},
 		{name: "json that does not parse", path: "b.json", src: "{\"a\": [1,}", wantErr: "b.json: json:"},
 		{name: "toml", path: "pyproject.toml",
-			src: "[tool.x]\npatterns = [\n  '(^|/)bench/',\n  \"b\",\n  \"\"\"c\"\"\",\n]\nnums = [1, 2, 3]\n[[job]]\nsteps = [\"s\", \"t\", \"u\"]\n[[job]]\ninline = {paths = [\"p\", \"q\", \"r\"]}\n",
+			src:  "[tool.x]\npatterns = [\n  '(^|/)bench/',\n  \"b\",\n  \"\"\"c\"\"\",\n]\nnums = [1, 2, 3]\n[[job]]\nsteps = [\"s\", \"t\", \"u\"]\n[[job]]\ninline = {paths = [\"p\", \"q\", \"r\"]}\n",
 			want: "TOML array tool.x.patterns @2: (^|/)bench/@3 b@4 c@5\nTOML array job[0].steps @9: s@9 t@9 u@9\nTOML array job[1].inline.paths @11: p@11 q@11 r@11\n"},
 		{name: "toml with a key defined twice", path: "d.toml", src: "a = 1\na = 2\n", wantErr: "d.toml: toml:"},
 		{name: "unknown format", path: "README.md", src: "- a\n- b\n- c\n", want: ""},
