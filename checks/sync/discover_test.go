@@ -221,7 +221,11 @@ func TestHasWorkForAPlainCopy(t *testing.T) {
 func TestDiscoveryBounds(t *testing.T) {
 	t.Parallel()
 	huge := "# " + strings.Repeat("x", maxFileBytes) + "\npaths:\n  - '" + pa + "'\n  - '" + pb + "'\n  - '" + pc + "'\n"
-	many := "L = [\n" + strings.Repeat(fmt.Sprintf("    (%q, %q, %q),\n", pa, pb, pc), 5000) + "]\n"
+	var mb strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&mb, "L%d = (%q, %q, %q)\n", i, pa, pb, pc)
+	}
+	many := mb.String()
 	base := map[string]string{"tpl/run.sh": runSh(pa, pb, pc), "ci/huge.yml": huge, "ci/many.py": many}
 	in := input(t, noSyncCfg, noSyncCfg, base, map[string]string{"tpl/run.sh": runSh(pa, pb, pc, pd)})
 	res := New().Run(context.Background(), in)

@@ -148,7 +148,7 @@ func listsOf(p string, src []byte, template bool, least int) ([]List, error) {
 
 // finish sets the lists' path and key, and keeps, up to maxListsPerFile,
 // those of at least least items; with least > 0 (discovery at the base),
-// none that holds a Jinja expression. At the head (least 0) such a list is
+// none that holds a Jinja expression and no anonymous Python display. At the head (least 0) such a list is
 // kept: an item turned into an expression is a difference.
 func finish(p string, lists []List, least int) []List {
 	// Keys are given before the filter, so that a list keeps its key when
@@ -163,7 +163,10 @@ func finish(p string, lists []List, least int) []List {
 	}
 	out := lists[:0]
 	for _, l := range lists {
-		if len(l.Items) < least || len(l.Items) > maxItems || least > 0 && slices.ContainsFunc(l.Items, func(it Item) bool { return strings.Contains(it.Value, jinjaPlaceholder) }) {
+		if len(l.Items) < least || len(l.Items) > maxItems {
+			continue
+		}
+		if least > 0 && (anonymousPython(l) || slices.ContainsFunc(l.Items, func(it Item) bool { return strings.Contains(it.Value, jinjaPlaceholder) })) {
 			continue
 		}
 		out = append(out, l)
@@ -172,6 +175,15 @@ func finish(p string, lists []List, least int) []List {
 		}
 	}
 	return out
+}
+
+// anonymousPython reports whether l is a Python display that is no
+// assignment's, keyword argument's or dict key's value, such as the
+// arguments ["git", "rev-parse", "--show-toplevel"] of a call or the
+// tuple of "x in (...)". Such lists recur in unrelated files by chance
+// and are not kept in sync; discovery leaves them out.
+func anonymousPython(l List) bool {
+	return l.Name == "" && strings.HasPrefix(l.Kind, "Python")
 }
 
 // jinjaPlaceholder stands for a {{ ... }} expression of a template: a word
