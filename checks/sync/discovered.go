@@ -241,3 +241,18 @@ func (c *Check) discovery(ctx context.Context, p *plan.Plan, cfgs []*config.Conf
 	c.found[p] = d
 	return d, nil
 }
+
+// namedPairs holds the pairs of files that a named group of cfg compares.
+func namedPairs(cfg *config.Config) map[[2]string]bool {
+	named := map[[2]string]bool{}
+	for _, g := range cfg.Sync.Groups {
+		for _, x := range g.Copies {
+			for _, y := range g.Copies {
+				px, _, _, _ := resolve(cfg, x)
+				py, _, _, _ := resolve(cfg, y)
+				named[[2]string{px, py}] = true
+			}
+		}
+	}
+	return named
+}
