@@ -310,8 +310,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	}
 	name := w.literal(c.Args[0])
 	isGit := path.Base(name) == "git"
-	var argsO origins
-	argsO = w.collect(func() {
+	argsO := w.collect(func() {
 		for i, a := range c.Args {
 			reason, line := "", int(a.Pos().Line())
 			switch {
