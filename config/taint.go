@@ -16,8 +16,11 @@ type Taint struct {
 	// check cannot work out) taints the names the script uses after it.
 	AgentWritable []string `yaml:"agent_writable"`
 	// Protect lists the names (globs, such as FC_SKIP_*) that must not be
-	// read after such a source unless the script assigns them after it or
-	// made them readonly before it.
+	// read after such a source unless an assignment after it covers the
+	// read on every path, or the script made them readonly before it.
+	// The check protects more names without this list: those the script
+	// reads with a default (${X:-…}) and those whose values reach git, a
+	// --base option or a redirection's file (checks/taint Reason*).
 	Protect []string `yaml:"protect"`
 	// Steps are regular expressions of whole lines that start the steps of
 	// the script; the tamper run executes the script up to the first line

@@ -57,3 +57,8 @@ func lineMatches(tmplLine, rendered string) bool {
 	re, err := regexp.Compile("^" + strings.Join(parts, ".*") + "$")
 	return err == nil && re.MatchString(rendered)
 }
+
+// TemplateLine maps a line of the rendered output (1-based) back to the
+// template source line that produced it, or 0 when no single line can be
+// named (see templateLine). Other checks use it for their findings.
+func TemplateLine(src, rendered string, line int) int { return templateLine(src, rendered, line) }

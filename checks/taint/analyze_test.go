@@ -73,8 +73,10 @@ echo "$X"
 		{"PATH for a program, none for an absolute path", profileLoop + `/usr/bin/python3 x.py
 python3 y.py
 `, []string{"v:PATH", "c:python3"}, []string{"c:/usr/bin/python3"}},
+		// i is covered by i = 0, but how far it counts depends on N, so
+		// it carries N: listed, with N as its origin.
 		{"arithmetic and loop variables", profileLoop + `for ((i = 0; i < N; i++)); do :; done
-`, []string{"v:N"}, []string{"v:i"}},
+`, []string{"v:N", "v:i"}, nil},
 		{"read and mapfile assign", profileLoop + `read -r A < /dev/null; mapfile -t B < /dev/null
 echo "$A" "${B[@]}"
 `, nil, []string{"v:A", "v:B"}},

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -31,7 +31,17 @@ type script struct {
 	tmpl plan.Template
 	set  string
 	text string
+	src  string // the template's source at that revision, for line mapping
 	an   *Analysis
+}
+
+// templateLine maps a line of the rendered script to its template line, or
+// 0 when no single template line made it.
+func (s *script) templateLine(line int) int {
+	if s.src == "" {
+		return 0
+	}
+	return render.TemplateLine(s.src, s.text, line)
 }
 
 // settings are the taint settings of a run: the head's, widened by the
@@ -76,6 +86,39 @@ func (s settings) protected(name string) bool {
 	return false
 }
 
+// protectedUses lists the variables whose uncovered reads fail when they
+// are new, each with why: the sourced file sets the name itself on some
+// path (a derived value fails at the names it carries), and taint.protect
+// names it ("protect"), or the script reads it with a default or passes
+// its value on to git, a --base option or a redirection's file (the
+// Reason constants), or its value flows into a name taint.protect names
+// ("feeds NAME").
+func (s settings) protectedUses(an *Analysis) map[string]string {
+	out := map[string]string{}
+	for _, u := range an.Uses {
+		if u.Kind != KindVariable || !u.Direct {
+			continue
+		}
+		switch {
+		case s.protected(u.Name):
+			out[u.Name] = "protect"
+		case u.Reason != "":
+			out[u.Name] = u.Reason
+		}
+	}
+	for _, u := range an.Uses {
+		if u.Kind != KindVariable || !s.protected(u.Name) {
+			continue
+		}
+		for _, f := range u.From {
+			if _, ok := out[f]; !ok {
+				out[f] = "feeds " + u.Name
+			}
+		}
+	}
+	return out
+}
+
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
@@ -112,6 +155,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	type row struct {
 		u         Use
 		tmpl      string
+		line      int    // template line, 0 when unknown
+		at        string // the line for the table
+		srcLine   int    // template line of the source, 0 when unknown
+		why       string // why it is protected (see protectedUses)
 		sets      []string
 		protected bool
 		old       bool
@@ -123,16 +170,36 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		if len(h.an.Sources) > 0 {
 			withSource++
 		}
+		why := st.protectedUses(h.an)
 		for _, u := range h.an.Uses {
-			k := h.tmpl.Path + "\x00" + u.Kind + "\x00" + u.Name + "\x00" + strconv.Itoa(u.Line)
+			tl := h.templateLine(u.Line)
+			at := strconv.Itoa(tl)
+			if tl == 0 {
+				at = fmt.Sprintf("rendered %d", u.Line)
+			}
+			k := h.tmpl.Path + "\x00" + u.Kind + "\x00" + u.Name
 			r, ok := byKey[k]
 			if !ok {
-				r = &row{u: u, tmpl: h.tmpl.Path, protected: st.protected(u.Name), old: true}
+				r = &row{u: u, tmpl: h.tmpl.Path, line: tl, at: at, srcLine: h.templateLine(u.SourceLine), old: true}
 				byKey[k] = r
 				rows = append(rows, r)
 			}
+			if w, ok := why[u.Name]; ok && u.Kind == KindVariable && r.why == "" {
+				r.protected, r.why = true, w
+				r.u.Reason, r.u.ReasonLine, r.u.ReasonVia = u.Reason, u.ReasonLine, u.ReasonVia
+			}
 			r.sets = append(r.sets, h.set)
 			r.old = r.old && atBase[key(h.tmpl.Path, h.set, u)]
+		}
+	}
+	// A protected name's finding names the template line of the read
+	// that makes it protected.
+	reasonLine := map[*row]int{}
+	for _, h := range heads {
+		for _, r := range rows {
+			if r.tmpl == h.tmpl.Path && r.u.ReasonLine > 0 && reasonLine[r] == 0 && slices.Contains(r.sets, h.set) {
+				reasonLine[r] = h.templateLine(r.u.ReasonLine)
+			}
 		}
 	}
 	setsOf := map[string]int{}
@@ -146,6 +213,8 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		return strings.Join(r.sets, "; ")
 	}
 	var protectedNew, protectedOld, others int
+	static := map[string]bool{}    // template and name with a protected finding
+	staticName := map[int]string{} // index in res.Findings -> name
 	otherNames := map[string]bool{}
 	for _, r := range rows {
 		if !r.protected {
@@ -155,10 +224,9 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			}
 			continue
 		}
-		f := checks.Finding{Path: r.tmpl, Line: r.u.Line, Level: checks.LevelFailure,
-			Title: fmt.Sprintf("%s is read after a source the agent can write", r.u.Name),
-			Message: fmt.Sprintf("The script reads the protected %s %s at line %d, after line %d sources %s, which the agent can write. Nothing between them assigns it, and it was not made readonly before the source, so that file can set it (variable sets: %s). Read it into a readonly variable before any source, then unset it.",
-				r.u.Kind, r.u.Name, r.u.Line, r.u.SourceLine, r.u.Source, setText(r))}
+		f := checks.Finding{Path: r.tmpl, Line: r.line, Level: checks.LevelFailure,
+			Title:   fmt.Sprintf("%s is read after a source the agent can write", r.u.Name),
+			Message: protectedMessage(r.u, r.line, r.srcLine, reasonLine[r], r.why, setText(r))}
 		if r.old {
 			protectedOld++
 			if !preFails {
@@ -168,15 +236,17 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		} else {
 			protectedNew++
 		}
+		static[r.tmpl+"\x00"+r.u.Name] = true
+		staticName[len(res.Findings)] = r.u.Name
 		res.Findings = append(res.Findings, f)
 	}
 	if others > 0 {
-		t := checks.Table{Title: "Names a sourced file could change", Header: []string{"Template", "Line", "Name", "Kind", "Sourced at", "Variable sets", "At base"}}
+		t := checks.Table{Title: "Names a sourced file could change", Header: []string{"Template", "Line", "Name", "Kind", "Carries", "Sourced at", "Variable sets", "At base"}}
 		perTemplate := map[string][]string{}
 		var order []string
 		for _, r := range rows {
 			if len(t.Rows) < maxRows {
-				t.Rows = append(t.Rows, []string{r.tmpl, strconv.Itoa(r.u.Line), r.u.Name, r.u.Kind, fmt.Sprintf("line %d (%s)", r.u.SourceLine, r.u.Source), setText(r), yesNo(r.old)})
+				t.Rows = append(t.Rows, []string{r.tmpl, r.at, r.u.Name, r.u.Kind, strings.Join(r.u.From, ", "), fmt.Sprintf("%s (%s)", shortLine(r.srcLine, r.u.SourceLine), r.u.Source), setText(r), yesNo(r.old)})
 			}
 			if r.protected {
 				continue
@@ -205,7 +275,14 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		checks.Figure{Label: "Protected names read after a source", Value: fmt.Sprintf("%d new, %d before this change", protectedNew, protectedOld)},
 		checks.Figure{Label: "Other names a sourced file could change", Value: strconv.Itoa(others)},
 	)
-	tr := c.tamperAll(ctx, in, st, heads, bases, preFails)
+	tr := c.tamperWith(ctx, in, st, heads, bases, preFails, static)
+	for i, f := range res.Findings {
+		if name, ok := staticName[i]; ok {
+			if turns := tr.confirmed[f.Path+"\x00"+name]; len(turns) > 0 {
+				res.Findings[i].Message += " The tamper run confirms it: a hostile profile file turns " + strings.Join(turns, "; ") + "."
+			}
+		}
+	}
 	res.Findings = append(res.Findings, tr.findings...)
 	res.Figures = append(res.Figures, tr.figures...)
 	res.Notes = append(res.Notes, tr.notes...)
@@ -244,105 +321,50 @@ func key(tmpl, set string, u Use) string {
 	return tmpl + "\x00" + set + "\x00" + u.Kind + "\x00" + u.Name
 }
 
-// renderScripts renders every changed shell template for every variable
-// set, at head and at the merge base, in one render worker, and analyses
-// each.
-func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, bases []*script, notes []string, unanalysed []checks.Finding, err error) {
-	lim := in.Config.Limits.Effective()
-	r := jinja.NewRenderer(jinja.LimitsOf(lim))
-	defer r.Close()
-	envs := map[[2]string]*jinja.Env{}
-	envFor := func(rev string, g *config.Group) (*jinja.Env, error) {
-		k := [2]string{rev, g.Name}
-		if e, ok := envs[k]; ok {
-			return e, nil
-		}
-		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
-		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", g.Root, rev, err)
-		}
-		links, err := in.Plan.Trees.Symlinks(ctx, rev, g.Root)
-		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", g.Root, rev, err)
-		}
-		regular := make(map[string][]byte, len(files))
-		for p, data := range files {
-			if _, isLink := links[p]; !isLink && len(data) <= lim.RenderOutput {
-				regular[p] = data
-			}
-		}
-		e, err := jinja.NewEnv(regular, g.Root, g.Jinja)
-		if err != nil {
-			return nil, err
-		}
-		envs[k] = e
-		return e, nil
+// protectedMessage says why a protected read fails and what to do.
+func protectedMessage(u Use, line, srcLine, reasonLine int, why, sets string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The script reads %s at %s, after %s sources %s, which the agent can write. ", u.Name, lineText(line, u.Line), lineText(srcLine, u.SourceLine), u.Source)
+	b.WriteString("No assignment after the source covers it on every path, and it was not made readonly before the source, so that file can set it. ")
+	at := lineText(reasonLine, u.ReasonLine)
+	via := ""
+	if u.ReasonVia != "" {
+		via = " through " + u.ReasonVia
 	}
-	failed := 0
-	templates := in.Plan.Templates
-	if len(templates) > lim.Templates {
-		templates = templates[:lim.Templates]
-		notes = append(notes, fmt.Sprintf("Only the first %d templates were analysed (limits.templates).", lim.Templates))
+	switch {
+	case why == "protect":
+		b.WriteString("taint.protect names it. ")
+	case strings.HasPrefix(why, "feeds "):
+		fmt.Fprintf(&b, "Its value flows into %s, which taint.protect names. ", strings.TrimPrefix(why, "feeds "))
+	case why == ReasonDefault:
+		fmt.Fprintf(&b, "It is protected because the script reads it with a default at %s: the script expects its value from outside. ", at)
+	case why == ReasonGit:
+		fmt.Fprintf(&b, "It is protected because its value reaches the arguments of git at %s%s, where it can choose the revision. ", at, via)
+	case why == ReasonBase:
+		fmt.Fprintf(&b, "It is protected because its value follows a base option at %s%s. ", at, via)
+	case why == ReasonPath:
+		fmt.Fprintf(&b, "It is protected because its value names a file that a redirection at %s reads or writes%s. ", at, via)
 	}
-	for _, t := range templates {
-		g, ok := in.Config.Group(t.Group)
-		if !ok {
-			continue
-		}
-		entries := g.TemplateFor(t.Rel)
-		if len(entries) == 0 {
-			entries = g.TemplateFor(t.OldRel)
-		}
-		if len(entries) == 0 {
-			continue
-		}
-		entry := entries[0]
-		sets, _ := g.VarSetsUpTo(entry, lim.VarSets)
-		for _, side := range []struct {
-			at  bool
-			rev string
-			rel string
-			out *[]*script
-		}{{t.AtHead(), in.Plan.Head, t.Rel, &heads}, {t.AtBase(), in.Plan.MergeBase, t.OldRel, &bases}} {
-			if !side.at {
-				continue
-			}
-			e, err := envFor(side.rev, g)
-			if err != nil {
-				return nil, nil, notes, unanalysed, err
-			}
-			for _, set := range sets {
-				out, err := r.Render(ctx, e, side.rel, set.Vars)
-				if err != nil {
-					failed++
-					continue
-				}
-				if !checks.IsShell(entry, side.rel, out) {
-					break
-				}
-				an, err := Analyze(out, st.writable)
-				if err != nil {
-					if an == nil {
-						if side.rev == in.Plan.Head {
-							unanalysed = append(unanalysed, checks.Finding{Path: t.Path, Level: checks.LevelWarning,
-								Title:   "The script was not analysed",
-								Message: fmt.Sprintf("Variable set %s: %v.", set.Name, err)})
-						}
-						continue
-					}
-					notes = append(notes, fmt.Sprintf("%s (%s): %v", t.Path, set.Name, err))
-				}
-				*side.out = append(*side.out, &script{tmpl: t, set: set.Name, text: out, an: an})
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return heads, bases, notes, unanalysed, err
-		}
+	fmt.Fprintf(&b, "Variable sets: %s. Read it into a readonly variable before any source and unset it, or assign it after the last source on every path.", sets)
+	return b.String()
+}
+
+// shortLine is lineText for a table cell: a template line's number, or
+// "rendered N".
+func shortLine(templateLine, renderedLine int) string {
+	if templateLine > 0 {
+		return strconv.Itoa(templateLine)
 	}
-	if failed > 0 {
-		notes = append(notes, fmt.Sprintf("%s did not render or parse as bash; the render check reports them, and this check did not analyse them.", plural(failed, "script")))
+	return fmt.Sprintf("rendered %d", renderedLine)
+}
+
+// lineText names a template line, or the rendered line when no template
+// line is known.
+func lineText(templateLine, renderedLine int) string {
+	if templateLine > 0 {
+		return fmt.Sprintf("template line %d", templateLine)
 	}
-	return heads, bases, notes, unanalysed, nil
+	return fmt.Sprintf("rendered line %d", renderedLine)
 }
 
 func yesNo(b bool) string {

@@ -3,15 +3,23 @@
 // the repository) lets that file change what the script does after the
 // source. For every changed shell template and every variable set, the
 // check renders the script (in the out-of-process render worker), parses
-// it with mvdan.cc/sh, and lists every name used after such a source that
-// the file could have changed: variables read that no assignment after the
-// source and no readonly before it protects, and commands that a function
-// could shadow or PATH could find elsewhere. A protected name (config
-// taint.protect: the FC_SKIP_* flags and the reward inputs of seed 004)
-// read that way is a failure when the head adds it; the rest is a table
-// of warnings. Then, as seed 004's tamper tests do, it runs the script's
-// head up to the first step in the sandbox with hostile profile files that
-// export, assign, declare -g and unset every protected name, and fails
-// when any value the rest of the script reads changes, so that a skip
-// turns on or off.
+// it with mvdan.cc/sh, and follows its flow (walk.go, flow.go): a
+// variable read after such a source is covered when an assignment after
+// the source reaches it on every path (branches, loops that may run zero
+// times, function bodies at each call, subshells that keep their own
+// assignments), or the script made it readonly before the source. A value
+// computed from an uncovered read carries that name (FC_BASE from
+// FC_BASELINE_SHA), also through a branch the read decides. Commands that
+// a function could shadow, or PATH find elsewhere, are listed too.
+//
+// A protected name read uncovered fails the check when the head adds it:
+// taint.protect names it (the FC_SKIP_* flags and the reward inputs of
+// seed 004), or the script reads it with a default, or its value reaches
+// git, a --base option or a redirection's file. Findings name template
+// lines. The rest is a table of warnings. Then, as seed 004's tamper
+// tests do, the check runs the script's head up to the first step in the
+// sandbox with hostile profile files that export, assign, declare -g and
+// unset every protected name, and fails when a value the rest of the
+// script reads before assigning it changes, so that a skip turns on or
+// off.
 package taint

@@ -1,6 +1,7 @@
 package taint
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/formula-code/template-verify/config"
@@ -39,5 +40,29 @@ func TestSettings(t *testing.T) {
 		if got := w.agentWritable(p); got != want {
 			t.Errorf("agentWritable(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestProtectedUses: why each uncovered read is protected, and that a
+// derived name fails at the names it carries.
+func TestProtectedUses(t *testing.T) {
+	t.Parallel()
+	st := settingsOf(config.Default(), config.Default())
+	script := src + `echo "${MODE:-fast}" "$PLAIN"
+B="$SHA"
+git diff "$B"
+T="$RAW"
+FC_PYTEST_TIMEOUT="$T"
+timeout "$FC_PYTEST_TIMEOUT" pytest
+echo "$FC_SKIP_PYTEST"
+`
+	an, err := Analyze(script, st.writable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := st.protectedUses(an)
+	want := map[string]string{"MODE": ReasonDefault, "SHA": ReasonGit, "RAW": "feeds FC_PYTEST_TIMEOUT", "FC_SKIP_PYTEST": "protect"}
+	if !maps.Equal(got, want) {
+		t.Errorf("protectedUses = %v, want %v", got, want)
 	}
 }

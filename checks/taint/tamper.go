@@ -2,8 +2,6 @@ package taint
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +14,6 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -44,7 +41,10 @@ type tamperResult struct {
 	notes    []string
 	tables   []checks.Table
 	notRun   string
-	summary  string
+	// confirmed holds, by template and name, what the tamper run found for
+	// a name that already has a static finding: it goes into that finding.
+	confirmed map[string][]string
+	summary   string
 }
 
 // forms are the ways a hostile file sets a name. Each first tries the
@@ -63,12 +63,19 @@ var forms = []struct {
 // an agent-writable file (one variable set per distinct head), and on the
 // base's script where the head's shows a change.
 func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, heads, bases []*script, preFails bool) tamperResult {
-	var tr tamperResult
+	return c.tamperWith(ctx, in, st, heads, bases, preFails, nil)
+}
+
+// tamperWith is tamperAll; a change of a name in static (template and name)
+// goes into tr.confirmed instead of a finding of its own.
+func (c *Check) tamperWith(ctx context.Context, in *checks.Input, st settings, heads, bases []*script, preFails bool, static map[string]bool) tamperResult {
+	tr := tamperResult{confirmed: map[string][]string{}}
 	if !st.tamper {
 		tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs", Value: "not run (taint.tamper: false)"})
 		return tr
 	}
 	seen := map[string]bool{}
+	emitted := map[string]int{} // finding key -> index in tr.findings
 	runs, scripts := 0, 0
 	var rows [][]string
 	for _, h := range heads {
@@ -143,7 +150,7 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 			if x.dir == "off" {
 				what = fmt.Sprintf("sets every protected name to 0 or unsets it (1 incoming) by %s", strings.Join(g.forms, ", "))
 			}
-			f := checks.Finding{Path: h.tmpl.Path, Line: h.an.Sources[0].Line, Level: checks.LevelFailure,
+			f := checks.Finding{Path: h.tmpl.Path, Line: h.templateLine(h.an.Sources[0].Line), Level: checks.LevelFailure,
 				Title: fmt.Sprintf("A profile file turns %s %s", x.name, x.dir),
 				Message: fmt.Sprintf("The tamper run ran the script's head up to the first step of taint.steps. A hostile file in %s %s. %s was %s in the clean run and %s with the file. The rest of the script reads it (variable set %s).",
 					st.profile, what, x.name, x.from, x.to, h.set)}
@@ -153,6 +160,17 @@ func (c *Check) tamperAll(ctx context.Context, in *checks.Input, st settings, he
 				}
 				f.Message += " This fails before this change too."
 			}
+			if sk := h.tmpl.Path + "\x00" + x.name; static[sk] {
+				tr.confirmed[sk] = append(tr.confirmed[sk], fmt.Sprintf("%s %s by %s (variable set %s)", x.name, x.dir, strings.Join(g.forms, ", "), h.set))
+				continue
+			}
+			// The same change in another variable set adds its set.
+			k := f.Path + "\x00" + f.Title + "\x00" + string(f.Level)
+			if i, ok := emitted[k]; ok {
+				tr.findings[i].Message += fmt.Sprintf(" The same happens in variable set %s.", h.set)
+				continue
+			}
+			emitted[k] = len(tr.findings)
 			tr.findings = append(tr.findings, f)
 		}
 	}
@@ -209,6 +227,11 @@ func tamperOne(ctx context.Context, in *checks.Input, st settings, s *script, he
 	var hostile []string
 	for _, n := range append(slices.Clone(s.an.Names), probe...) {
 		if st.protected(n) && !slices.Contains(hostile, n) {
+			hostile = append(hostile, n)
+		}
+	}
+	for n := range st.protectedUses(s.an) {
+		if !slices.Contains(hostile, n) {
 			hostile = append(hostile, n)
 		}
 	}
@@ -385,102 +408,4 @@ func runAll(run func(incoming bool, profile, label string) (map[string]string, e
 		}
 	}
 	return vals, nil
-}
-
-// MaxProfileFiles is the most profile files named in a head that a tamper
-// run writes.
-const MaxProfileFiles = 64
-
-// profileFiles lists the files under the profile folder that the head
-// names by a literal word (quoted or not, an assignment's value, a
-// redirection's target), relative to the folder; no glob, no "..".
-func profileFiles(head, profile string) []string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(head), "")
-	if err != nil {
-		return nil
-	}
-	prefix := strings.TrimSuffix(profile, "/") + "/"
-	w := &walker{}
-	var out []string
-	syntax.Walk(f, func(n syntax.Node) bool {
-		x, ok := n.(*syntax.Word)
-		if !ok || len(out) == MaxProfileFiles {
-			return true
-		}
-		rel, ok := strings.CutPrefix(w.literal(x), prefix)
-		if !ok || strings.ContainsAny(rel, "?*[]\\{}$`\x00") || strings.HasSuffix(rel, "/") {
-			return true
-		}
-		if clean, err := safefile.Inside(rel); err == nil && clean != "00-tamper.sh" && !slices.Contains(out, clean) {
-			out = append(out, clean)
-		}
-		return true
-	})
-	return out
-}
-
-func show(v string) string {
-	if v == "" {
-		return "(not printed)"
-	}
-	return v
-}
-
-// restReads lists the variables the rest of the script reads; when the
-// rest does not parse alone, every name of the script.
-func restReads(rest string, all []string) []string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(rest), "")
-	if err != nil {
-		return slices.Clone(all)
-	}
-	w := &walker{funcs: map[string]*syntax.Stmt{}, inCall: map[string]bool{}, inlined: map[string]int{}, vals: map[string][]string{}, names: map[string]bool{}}
-	w.stmts(f.Stmts)
-	var out []string
-	for _, e := range w.events {
-		if e.kind == evRead && !slices.Contains(out, e.name) {
-			out = append(out, e.name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// mapPaths points the profile folder and the restore paths of the head at
-// the run's folder.
-func mapPaths(text string, in *checks.Input, st settings, dir string) string {
-	type pair struct{ from, to string }
-	pairs := []pair{{strings.TrimSuffix(st.profile, "/"), filepath.Join(dir, "profile.d")}}
-	if r := in.Config.Restore; r != nil {
-		pairs = append(pairs,
-			pair{strings.TrimSuffix(r.Paths.Repo, "/"), filepath.Join(dir, "repo")},
-			pair{strings.TrimSuffix(r.Paths.Logs, "/"), filepath.Join(dir, "logs")},
-			pair{strings.TrimSuffix(r.Paths.BaselineSHA, "/"), filepath.Join(dir, "baseline_sha")})
-	}
-	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.from) - len(a.from) })
-	var args []string
-	for _, p := range pairs {
-		if p.from != "" {
-			args = append(args, p.from, p.to)
-		}
-	}
-	return strings.NewReplacer(args...).Replace(text)
-}
-
-// probeScript prints the value of every name after mark.
-func probeScript(mark string, names []string) string {
-	return fmt.Sprintf(`
-# template-verify taint probe
-set +e +u +o pipefail
-printf '\n%%s\n' '%s'
-for __tv_n in %s; do
-  if [ -n "${!__tv_n+x}" ]; then printf '%%s=%%q\n' "$__tv_n" "${!__tv_n}"; else printf '%%s unset\n' "$__tv_n"; fi
-done
-exit 0
-`, mark, strings.Join(names, " "))
-}
-
-func randomHex() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
