@@ -84,6 +84,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	shellFindings, nShell := shellCheck(ctx, in, jobs)
 	st.shellScripts = nShell
 	res.Findings = append(res.Findings, shellFindings...)
+	res.Findings = append(res.Findings, pyValueFindings(jobs, config.PreExistingFails(in.BaseConfig, in.Config))...)
 
 	res.Changes = changes(in.Plan.Templates, jobs)
 
