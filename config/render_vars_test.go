@@ -143,8 +143,8 @@ func TestDefaultsPassWhatDatasmithPasses(t *testing.T) {
 						t.Errorf("%s: has %s, which production does not pass", s.Name, k)
 					}
 				}
-				// test.sh gets rounds=None too: its template guards it with
-				// `is not none` and datasmith's tests render it so (issue 25.4).
+				// test.sh gets rounds=None too, so the rendered-value lint
+				// sees an unchecked {{ rounds }} (issue 25.4).
 				if r, ok := s.Vars["rounds"]; ok && r == nil && c.rel != "tests/test.sh" {
 					t.Errorf("%s: rounds=None, which production never passes", s.Name)
 				}
