@@ -48,7 +48,7 @@ func Default() *Config {
 						"rounds":        5,
 						"restore_paths": "benchmarks",
 						"render_env":    map[string]any{},
-					}), Matrix: map[string][]any{"run_pytest": {true, false}}},
+					}), Matrix: map[string][]any{"run_pytest": {true, false}, "rounds": {5, nil}}},
 					{Path: "**/setup.sh", Vars: harborVars(map[string]any{
 						"rounds":               5,
 						"extra_setup_commands": "",

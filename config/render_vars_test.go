@@ -143,7 +143,9 @@ func TestDefaultsPassWhatDatasmithPasses(t *testing.T) {
 						t.Errorf("%s: has %s, which production does not pass", s.Name, k)
 					}
 				}
-				if r, ok := s.Vars["rounds"]; ok && r == nil {
+				// test.sh gets rounds=None too, so the rendered-value lint
+				// sees an unchecked {{ rounds }} (issue 25.4).
+				if r, ok := s.Vars["rounds"]; ok && r == nil && c.rel != "tests/test.sh" {
 					t.Errorf("%s: rounds=None, which production never passes", s.Name)
 				}
 				if rp, ok := s.Vars["restore_paths"]; ok {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/sandbox"
@@ -46,6 +47,9 @@ type Options struct {
 	// Description is the pull request's body (markdown) for the
 	// description check; empty means none (the check is skipped).
 	Description string
+	// DumpRenders, when set, is a folder where the render check writes
+	// every rendered byte of record (render.DumpTo).
+	DumpRenders string
 }
 
 // UsageError is a problem with the input (not a git repository, an unknown
@@ -191,6 +195,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		run = append(run, c)
 		rep.Notes = append(rep.Notes, limitNote(policy, cfg, c.Name())...)
 	}
+	render.DumpTo(run, opts.DumpRenders)
 	runner := &checks.Runner{Timeout: func(check string) time.Duration { return policy.Limit(cfg, check) }, Progress: opts.Progress}
 	results = append(runner.Run(ctx, in, run), disabled...)
 	attachScope(results, scope)

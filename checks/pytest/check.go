@@ -81,7 +81,7 @@ func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	go func() {
 		defer wg.Done()
 		for _, s := range suites {
-			suiteRes = append(suiteRes, runSuite(ctx, r, co, s, cfg.Timeout.Duration))
+			suiteRes = append(suiteRes, runSuite(ctx, r, co, s, cfg.Timeout.Duration, config.PreExistingFails(in.BaseConfig, in.Config)))
 		}
 	}()
 	go func() {

@@ -13,7 +13,7 @@ const ScenarioTable = "pytest runner scenarios"
 
 // assemble folds the suite and scenario results into the check result.
 func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) checks.Result {
-	var failed, timedOut, notRun, regressions, before, flaky int
+	var failed, timedOut, notRun, suitesBefore, regressions, before, flaky int
 	var sandboxed, open int
 	var lines []string
 	for _, s := range suites {
@@ -28,6 +28,8 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 			failed++
 		case suiteTimedOut:
 			timedOut++
+		case suiteBefore:
+			suitesBefore++
 		case suiteNotRun:
 			notRun++
 			res.Notes = append(res.Notes, fmt.Sprintf("The pytest suite %s did not run: %s", s.Name, lowerFirst(s.Reason)))
@@ -161,8 +163,11 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 	default:
 		res.Conclusion = checks.Success
 		var parts []string
-		if len(suites) > 0 {
-			parts = append(parts, plural(len(suites), "pytest suite passes", "pytest suites pass"))
+		if n := len(suites) - suitesBefore; n > 0 {
+			parts = append(parts, plural(n, "pytest suite passes", "pytest suites pass"))
+		}
+		if suitesBefore > 0 {
+			parts = append(parts, plural(suitesBefore, "pytest suite fails", "pytest suites fail")+" before this change")
 		}
 		if scen != nil && scenBefore > 0 {
 			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios; %d fail before this change", scenTotal-scenBefore, scenTotal, scenBefore))
@@ -196,6 +201,8 @@ func suiteLine(s suiteResult) string {
 		return fmt.Sprintf("The pytest suite %s passes: %s.", s.Name, value)
 	case suiteNotRun:
 		return fmt.Sprintf("The pytest suite %s did not run: %s", s.Name, lowerFirst(s.Reason))
+	case suiteBefore:
+		return fmt.Sprintf("The pytest suite %s fails before this change: %s", s.Name, lowerFirst(s.Reason))
 	default:
 		if value != "" {
 			return fmt.Sprintf("The pytest suite %s fails: %s. %s", s.Name, value, s.Reason)

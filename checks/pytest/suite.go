@@ -26,6 +26,9 @@ const (
 	suiteFailed
 	suiteNotRun
 	suiteTimedOut
+	// suiteBefore: pytest stops the same way at the base, so the failure
+	// is not the change's.
+	suiteBefore
 )
 
 // suiteResult is what one suite adds to the check result.
@@ -50,12 +53,16 @@ type suiteRun struct {
 	env     []string
 	label   string
 	res     suiteResult
+	// strict: a failure before this change still fails (pre_existing: fail).
+	strict bool
+	// badExit is the exit code (not 0, 1 or 5) that stopped the head's run.
+	badExit *int
 }
 
 // runSuite runs one suite at head, runs its failures again, and runs the
 // tests that fail twice at the base.
-func runSuite(ctx context.Context, r *runner, trees *checkouts, s config.Suite, defTimeout time.Duration) suiteResult {
-	sr := &suiteRun{r: r, trees: trees, suite: s, env: envList(s.Env), label: "pytest " + strings.Join(s.Files, " ")}
+func runSuite(ctx context.Context, r *runner, trees *checkouts, s config.Suite, defTimeout time.Duration, strict bool) suiteResult {
+	sr := &suiteRun{r: r, trees: trees, suite: s, env: envList(s.Env), label: "pytest " + strings.Join(s.Files, " "), strict: strict}
 	sr.res.Name = s.Name
 	sr.timeout = s.Timeout.Duration
 	if sr.timeout == 0 {
@@ -82,6 +89,9 @@ func (sr *suiteRun) run(ctx context.Context) {
 		sr.fail(suiteFailed, "The head could not be checked out.", checks.Finding{Level: checks.LevelFailure, Title: "Checkout failed", Message: err.Error()})
 		return
 	}
+	if !sr.filesPresent(ctx, head) {
+		return
+	}
 	home, err := os.MkdirTemp(sr.r.scratch, "home-")
 	if err != nil {
 		sr.fail(suiteFailed, "A temporary folder could not be made.", checks.Finding{Level: checks.LevelFailure, Title: "Internal error", Message: err.Error()})
@@ -94,6 +104,9 @@ func (sr *suiteRun) run(ctx context.Context) {
 	}
 	sr.res.Sandboxed = first.Out.Sandboxed
 	if !sr.usable(first, sr.label, sr.suite.Files, "") {
+		if sr.badExit != nil {
+			sr.exitAtBase(ctx, *sr.badExit)
+		}
 		return
 	}
 	bad := first.Bad()
@@ -156,6 +169,9 @@ func (sr *suiteRun) usable(p *pyRun, label string, targets []string, prefix stri
 		sr.fail(suiteNotRun, "pytest collected no tests (exit code 5).", checks.Finding{})
 		return false
 	case p.Out.ExitCode != 0 && p.Out.ExitCode != 1:
+		code := p.Out.ExitCode
+		sr.badExit = &code
+		sr.res.Figures = append(sr.res.Figures, checks.Figure{Label: label, Value: fmt.Sprintf("exit code %d (%s)", code, exitMeaning(code)), Command: cmd})
 		sr.fail(suiteFailed, fmt.Sprintf("pytest stopped with exit code %d.", p.Out.ExitCode), checks.Finding{
 			Level:   checks.LevelFailure,
 			Title:   fmt.Sprintf("pytest stopped with exit code %d", p.Out.ExitCode),

@@ -27,6 +27,10 @@ type Check struct {
 	RenderTime time.Duration
 	// MaxKept, when set, replaces MaxKeptOutput (for tests).
 	MaxKept int
+	// DumpDir, when set, is a folder that gets every rendered byte of
+	// record: one file per template, side and variable set, and an index
+	// (dump.go; the CLI's run --dump-renders).
+	DumpDir string
 }
 
 // New returns the render check.
@@ -73,6 +77,13 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	// installed. Everything below reads them.
 	fid := c.production(ctx, in, jobs)
 	res.Notes = append(res.Notes, fid.notes...)
+	if c.DumpDir != "" {
+		if err := dump(c.DumpDir, jobs, fid, in.Plan.MergeBase, in.Plan.Head); err != nil {
+			res.Notes = append(res.Notes, "The renders were not all written: "+err.Error()+".")
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("Every render of this check is in %s (index: %s).", c.DumpDir, DumpIndex))
+		}
+	}
 	var st stats
 	var rf []setFinding
 	for _, j := range jobs {
@@ -84,6 +95,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	shellFindings, nShell := shellCheck(ctx, in, jobs)
 	st.shellScripts = nShell
 	res.Findings = append(res.Findings, shellFindings...)
+	res.Findings = append(res.Findings, pyValueFindings(jobs, config.PreExistingFails(in.BaseConfig, in.Config))...)
 
 	res.Changes = changes(in.Plan.Templates, jobs)
 
