@@ -23,13 +23,41 @@ const (
 	webhooksURL = "https://ghcontract.local/webhooks.json"
 )
 
-// Contract is the compiled cut.
+// Contract is the cut. Its schemas compile when first used: a test
+// process uses a few of them.
 type Contract struct {
 	// Source names the packages and versions the cut was made from.
 	Source     []string
 	Operations []*Operation
-	basicError *jsonschema.Schema
-	hooks      map[string]*jsonschema.Schema
+	hooks      map[string]bool
+
+	mu       sync.Mutex // guards compiler and compiled
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+// schema compiles (once) the schema at a location of the cut.
+func (c *Contract) schema(loc string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.compiled[loc]; ok {
+		return s, nil
+	}
+	s, err := c.compiler.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("ghcontract: compile %s: %w", loc, err)
+	}
+	c.compiled[loc] = s
+	return s, nil
+}
+
+// location is the URL of the schema at a JSON pointer of a document.
+func location(base string, ptr ...string) string {
+	loc := base + "#"
+	for _, p := range ptr {
+		loc += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(p)
+	}
+	return loc
 }
 
 // Operation is one REST operation of the cut.
@@ -37,21 +65,17 @@ type Operation struct {
 	ID, Method, Path string
 	segments         []string
 	params           []*param
-	body             *jsonschema.Schema
+	body             string // location of the body's schema; "": none
 	bodyRequired     bool
 	rules            []rule
-	responses        map[string]*response
+	responses        map[string]string // status -> location of the schema; "": no body
 }
 
 type param struct {
 	name, in, typ string
 	required      bool
-	schema        *jsonschema.Schema
+	schema        string // location
 	rules         []rule
-}
-
-type response struct {
-	schema *jsonschema.Schema // nil: no body
 }
 
 // Load returns the contract, compiled once per process.
@@ -69,32 +93,19 @@ func load() (*Contract, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	c.RegisterFormat(&jsonschema.Format{Name: "uri-template", Validate: uriTemplate})
 	if err := c.AddResource(restURL, rest); err != nil {
 		return nil, fmt.Errorf("ghcontract: %w", err)
 	}
 	if err := c.AddResource(webhooksURL, hooks); err != nil {
 		return nil, fmt.Errorf("ghcontract: %w", err)
 	}
-	out := &Contract{hooks: map[string]*jsonschema.Schema{}}
+	out := &Contract{hooks: map[string]bool{}, compiler: c, compiled: map[string]*jsonschema.Schema{}}
 	restDoc, hooksDoc := rest.(map[string]any), hooks.(map[string]any)
 	for _, d := range []map[string]any{restDoc, hooksDoc} {
 		if h, ok := d["x-cut"].(map[string]any); ok {
 			out.Source = append(out.Source, fmt.Sprint(h["source"]))
 		}
-	}
-	compile := func(base string, ptr ...string) (*jsonschema.Schema, error) {
-		loc := base + "#"
-		for _, p := range ptr {
-			loc += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(p)
-		}
-		s, err := c.Compile(loc)
-		if err != nil {
-			return nil, fmt.Errorf("ghcontract: compile %s: %w", loc, err)
-		}
-		return s, nil
-	}
-	if out.basicError, err = compile(restURL, "components", "schemas", "basic-error"); err != nil {
-		return nil, err
 	}
 	ops, _ := restDoc["operations"].(map[string]any)
 	ids := make([]string, 0, len(ops))
@@ -105,46 +116,42 @@ func load() (*Contract, error) {
 	r := resolver{restDoc}
 	for _, id := range ids {
 		raw := ops[id].(map[string]any)
-		op := &Operation{ID: id, Method: raw["method"].(string), Path: raw["path"].(string), responses: map[string]*response{}}
+		op := &Operation{ID: id, Method: raw["method"].(string), Path: raw["path"].(string), responses: map[string]string{}}
 		op.segments = strings.Split(strings.Trim(op.Path, "/"), "/")
 		for i, p := range list(raw["parameters"]) {
 			pm := p.(map[string]any)
-			s, err := compile(restURL, "operations", id, "parameters", fmt.Sprint(i), "schema")
-			if err != nil {
-				return nil, err
-			}
 			sm, _ := pm["schema"].(map[string]any)
 			typ, _ := sm["type"].(string)
 			req, _ := pm["required"].(bool)
 			desc, _ := pm["description"].(string)
-			op.params = append(op.params, &param{name: pm["name"].(string), in: pm["in"].(string), typ: typ, required: req, schema: s, rules: paramRules(desc)})
+			op.params = append(op.params, &param{name: pm["name"].(string), in: pm["in"].(string), typ: typ, required: req,
+				schema: location(restURL, "operations", id, "parameters", fmt.Sprint(i), "schema"), rules: paramRules(desc)})
 		}
 		if body, ok := raw["body"]; ok {
-			if op.body, err = compile(restURL, "operations", id, "body"); err != nil {
-				return nil, err
-			}
+			op.body = location(restURL, "operations", id, "body")
 			op.rules = uniqueRules(r.rules(body, nil))
 		}
 		op.bodyRequired, _ = raw["body_required"].(bool)
 		for status, rr := range raw["responses"].(map[string]any) {
-			resp := &response{}
+			op.responses[status] = ""
 			if _, ok := rr.(map[string]any)["schema"]; ok {
-				if resp.schema, err = compile(restURL, "operations", id, "responses", status, "schema"); err != nil {
-					return nil, err
-				}
+				op.responses[status] = location(restURL, "operations", id, "responses", status, "schema")
 			}
-			op.responses[status] = resp
 		}
 		out.Operations = append(out.Operations, op)
 	}
 	names, _ := hooksDoc["webhooks"].(map[string]any)
 	for name := range names {
-		if out.hooks[name], err = compile(webhooksURL, "webhooks", name); err != nil {
-			return nil, err
-		}
+		out.hooks[name] = true
+	}
+	// Compile what every check needs now, so a broken cut fails Load.
+	if _, err := out.schema(basicErrorLoc); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+var basicErrorLoc = location(restURL, "components", "schemas", "basic-error")
 
 // Match finds the operation of a request. A literal segment beats a
 // parameter, so issues/comments/{id} is not issues/{number}/comments.

@@ -106,3 +106,52 @@ func TestCheckAnswer(t *testing.T) {
 		t.Errorf("201: %v", vs)
 	}
 }
+
+// Schemas compile when first used; this compiles every one of the cut.
+func TestEverySchemaCompiles(t *testing.T) {
+	t.Parallel()
+	c := mustLoad(t)
+	var locs []string
+	for _, op := range c.Operations {
+		for _, p := range op.params {
+			locs = append(locs, p.schema)
+		}
+		for _, l := range op.responses {
+			if l != "" {
+				locs = append(locs, l)
+			}
+		}
+		if op.body != "" {
+			locs = append(locs, op.body)
+		}
+	}
+	for _, h := range c.Webhooks() {
+		locs = append(locs, location(webhooksURL, "webhooks", h))
+	}
+	for _, l := range locs {
+		if _, err := c.schema(l); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(c.Webhooks()) != 21 {
+		t.Errorf("%d webhooks, want 21", len(c.Webhooks()))
+	}
+}
+
+func TestURITemplate(t *testing.T) {
+	t.Parallel()
+	for s, ok := range map[string]bool{
+		"https://api.github.com/users/octocat/following{/other_user}":    true,
+		"https://api.github.com/repos/o/r/compare/{base}...{head}":       true,
+		"https://api.github.com/notifications{?since,all,participating}": true,
+		"https://api.github.com/repos/o/r/contents/{+path}":              true,
+		"https://x/{a":    false,
+		"https://x/a}":    false,
+		"https://x/{{a}}": false,
+		"https://x/{a b}": false,
+	} {
+		if err := uriTemplate(s); (err == nil) != ok {
+			t.Errorf("%s: %v, want ok %v", s, err, ok)
+		}
+	}
+}

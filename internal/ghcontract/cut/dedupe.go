@@ -18,8 +18,7 @@ const minShared = 400
 // same to a validator.
 func dedupe(schemas map[string]any, roots ...any) {
 	count := map[string]int{}
-	var tally func(v any)
-	tally = func(v any) {
+	tally := func(v any) {
 		walkSchemas(v, func(s map[string]any) {
 			if h, ok := hashOf(s); ok {
 				count[h]++
