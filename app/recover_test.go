@@ -2,9 +2,13 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/fakegithub"
 )
 
 // A kill between creating the per-check runs and storing their ids left
@@ -57,6 +61,73 @@ func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
 	for _, c := range h.gh.CheckRuns() {
 		if (c.ID == left[0] || c.ID == left[1]) && c.Conclusion != "cancelled" {
 			t.Errorf("left-over run %d %q: %q, want cancelled", c.ID, c.Name, c.Conclusion)
+		}
+	}
+}
+
+// Another App's run on the head, even with one of our names, is not ours
+// to conclude: the restart finds it in the list of the head's runs and
+// leaves it alone (recover.go skips a run whose app.id is another App's).
+// Without the skip, the restart PATCHes it to cancelled.
+func TestRestartLeavesOtherAppsRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.gh.SetPermission(testFull, "dev", "write")
+	h.addPull(6, h.repo.heads[2], false)
+	h.gh.AddToken("ours", fakegithub.Token{Login: h.gh.AppLogin, Installation: true})
+	h.gh.AddToken("theirs", fakegithub.Token{Login: "other-ci[bot]", Installation: true, AppID: testAppID + 1, AppSlug: "other-ci"})
+	create := func(token string) fakegithub.CheckRun {
+		body := mustJSON(map[string]any{"name": "template-verify / render", "head_sha": h.repo.heads[2], "status": "in_progress"})
+		req, _ := http.NewRequest(http.MethodPost, h.gh.URL+"/repos/"+testFull+"/check-runs", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create a left-over run with %s: %d", token, resp.StatusCode)
+		}
+		runs := h.gh.CheckRuns()
+		return runs[len(runs)-1]
+	}
+	ours, theirs := create("ours"), create("theirs")
+	if ours.AppID != testAppID || theirs.AppID != testAppID+1 {
+		t.Fatalf("apps of the runs: ours %d, theirs %d", ours.AppID, theirs.AppID)
+	}
+	st, err := openStore(h.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &Job{
+		Delivery: testDeliveryID("killed-other"), Event: "pull_request", Action: "synchronize", Installation: testInst,
+		Owner: testOwner, Repo: testRepo, CloneURL: h.git.URL + "/" + testRepo, PR: 6, HeadSHA: h.repo.heads[2],
+		BaseSHA: h.repo.base, BaseRef: "main", Author: "dev", State: StateRunning, Accepted: time.Now().UTC(), Attempts: 1,
+	}
+	if err := st.Put(j); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v := &stubVerify{}
+	h.start(v.fn)
+	h.waitFor("the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })
+	for _, c := range h.gh.CheckRuns() {
+		switch c.ID {
+		case ours.ID:
+			if c.Conclusion != "cancelled" {
+				t.Errorf("our left-over run: %q, want cancelled", c.Conclusion)
+			}
+		case theirs.ID:
+			if c.Status != "in_progress" || c.Conclusion != "" {
+				t.Errorf("the other App's run: %s %q, want in_progress as it was", c.Status, c.Conclusion)
+			}
+		}
+	}
+	for _, r := range h.gh.Writes() {
+		if strings.HasSuffix(r.Path, fmt.Sprintf("/check-runs/%d", theirs.ID)) {
+			t.Errorf("%s %s: the other App's run was written to", r.Method, r.Path)
 		}
 	}
 }

@@ -173,8 +173,8 @@ func annotation(f checks.Finding) (Annotation, bool) {
 	if a.Message == "" {
 		a.Message = "The check found a problem here."
 	}
-	a.Message = markdown.CutBytes(a.Message, MaxAnnotationBytes, "\n"+markdown.Ellipsis+" (cut to 64 KiB)")
-	a.Details = markdown.CutBytes(a.Details, MaxAnnotationBytes, "\n"+markdown.Ellipsis+" (cut to 64 KiB)")
+	a.Message = markdown.CutBytes(a.Message, MaxAnnotationBytes, "\n"+markdown.Ellipsis+" (cut to 64 KB)")
+	a.Details = markdown.CutBytes(a.Details, MaxAnnotationBytes, "\n"+markdown.Ellipsis+" (cut to 64 KB)")
 	return a, true
 }
 

@@ -271,8 +271,8 @@ func TestCommentBody(t *testing.T) {
 		t.Errorf("no marker first: %q", got)
 	}
 	long := CommentBody(strings.Repeat("€ line\n", 20000))
-	if n := utf8.RuneCountInString(long); n > MaxCommentChars || !IsComment(long) {
-		t.Errorf("%d characters, comment %v", n, IsComment(long))
+	if n := len(long); n > MaxCommentBytes || !IsComment(long) {
+		t.Errorf("%d bytes, comment %v", n, IsComment(long))
 	}
 }
 

@@ -25,7 +25,8 @@
 // issue, carry control characters, or forge the comment's Marker, which
 // stays on the first line only.
 //
-// The comment fits GitHub's limit of 65,536 characters: when the full
+// The comment fits within 65,536 bytes, the stricter reading of GitHub's
+// limit of 65,536 characters: when the full
 // comment is longer, the largest parts (rendered diffs, finding details)
 // are cut first, each cut named in the Notes section. Cuts happen in the
 // model, before rendering, so a code fence or a table never breaks.

@@ -17,23 +17,22 @@ const (
 	// AnnotationsPerRequest is the most annotations one create or update
 	// request may carry; later requests append.
 	AnnotationsPerRequest = 50
-	// MaxAnnotationBytes is the longest annotation message and raw_details
-	// (64 KiB).
-	MaxAnnotationBytes = 64 << 10
-	// MaxCommentChars is the longest comment body, in characters.
-	MaxCommentChars = 65536
+	// MaxAnnotationBytes is the longest annotation message and raw_details:
+	// GitHub's "The maximum size is 64 KB.", read the stricter way, as
+	// 64,000 bytes (internal/ghcontract, AnnotationMessage).
+	MaxAnnotationBytes = 64000
 	// DefaultMaxAnnotations is the most annotations one check run gets;
 	// every finding is still in the check run's text.
 	DefaultMaxAnnotations = 500
 )
 
 // CommentBody makes body fit for the comment: it starts with the hidden
-// Marker, and it is at most MaxCommentChars characters, cut without
+// Marker, and it is at most MaxCommentBytes bytes, cut without
 // breaking a code fence or a table, with a note that says what was cut.
 func CommentBody(body string) string {
 	if !strings.Contains(body, Marker) {
 		body = Marker + "\n" + body
 	}
-	body, _ = markdown.Cut(body, MaxCommentChars, markdown.Chars)
+	body, _ = markdown.Cut(body, MaxCommentBytes, markdown.Bytes)
 	return body
 }

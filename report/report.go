@@ -11,9 +11,10 @@ import (
 // the comment again by it, to edit it in place.
 const Marker = "<!-- template-verify:comment -->"
 
-// MaxCommentBytes is the size limit of the comment. GitHub allows 65,536
-// characters in a comment body; a UTF-8 byte count is never smaller than
-// the character count, so a comment within this many bytes always fits.
+// MaxCommentBytes is the size limit of the comment. GitHub's error says
+// "maximum is 65536 characters" while peers measured the limit in bytes
+// (262,144); 65,536 bytes fits both readings, as a UTF-8 byte count is
+// never smaller than a character count (internal/ghcontract, CommentBody).
 const MaxCommentBytes = 65536
 
 // DefaultsSource is the ConfigSource value for a run without a

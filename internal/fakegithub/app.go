@@ -14,7 +14,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"login": t.Login, "type": userType(t.Login)})
+	writeJSON(w, http.StatusOK, s.privateUserJSON(t.Login))
 }
 
 // createInstallationToken answers POST /app/installations/{id}/access_tokens

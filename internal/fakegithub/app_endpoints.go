@@ -123,12 +123,15 @@ func (a *AppServer) permission(w http.ResponseWriter, r *http.Request) {
 	if p == "maintain" {
 		legacy = "write"
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"permission": legacy, "role_name": p,
-		"user": map[string]any{"login": user, "type": userType(user)},
-	})
+	u := a.userJSON(user)
+	u["role_name"] = p
+	u["permissions"] = map[string]any{"admin": p == "admin", "maintain": p == "admin" || p == "maintain",
+		"push": p != "read" && p != "none", "triage": p != "none", "pull": p != "none"}
+	writeJSON(w, http.StatusOK, map[string]any{"permission": legacy, "role_name": p, "user": u})
 }
 
 func (a *AppServer) getApp(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"id": a.AppID, "slug": a.Slug, "name": a.Slug})
+	app := a.appJSON(a.AppID, a.Slug)
+	app["installations_count"] = 1
+	writeJSON(w, http.StatusOK, app)
 }

@@ -1,23 +1,25 @@
 package fakegithub
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// GitHub's limits that the server checks.
+// GitHub's limits that the server checks, in their stricter reading;
+// package ghcontract names the source of each.
 const (
-	MaxOutputBytes        = 65535
-	MaxTitleChars         = 255
-	MaxAnnotations        = 50
-	MaxAnnotationBytes    = 64 << 10
-	MaxCommentChars       = 65536
-	maxNameChars          = 255
-	annotationsPerListMax = 100
+	MaxOutputBytes     = 65535 // ghcontract.OutputSummary, OutputText
+	MaxTitleChars      = 255   // ghcontract.OutputTitle; the annotation title's is in the spec
+	MaxAnnotations     = 50    // the spec's maxItems
+	MaxAnnotationBytes = 64000 // ghcontract.AnnotationMessage: "64 KB", read as 64,000 bytes
+	MaxCommentBytes    = 65536 // ghcontract.CommentBody
+	maxNameChars       = 255   // ghcontract.CheckRunName
 )
 
 // Annotation is one check-run annotation as GitHub stores it.
@@ -49,6 +51,10 @@ type CheckRun struct {
 	Summary     string
 	Text        string
 	Annotations []Annotation
+	// AppID and AppSlug are the App that made the run: the App of the
+	// token (Token.AppID), else the App of NewApp, else GitHub Actions.
+	AppID   int64
+	AppSlug string
 }
 
 type checkRun = CheckRun
@@ -105,6 +111,7 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	c := &checkRun{ID: s.id(), Repo: repoOf(r), Status: "queued", StartedAt: s.now()}
+	c.AppID, c.AppSlug = s.appOf(tokenFrom(r.Context()))
 	s.apply(c, in)
 	s.runs[c.ID] = c
 	s.runOrder = append(s.runOrder, c.ID)
@@ -164,7 +171,28 @@ func (s *Server) listAnnotations(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, page(s, w, r, as))
+	out := []map[string]any{}
+	for _, a := range page(s, w, r, as) {
+		out = append(out, annotationJSON(s.URL, repoOf(r), a))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// annotationJSON is a check-annotation: every field, null when not given.
+func annotationJSON(base, repo string, a Annotation) map[string]any {
+	opt := func(p *int) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	return map[string]any{
+		"path": a.Path, "start_line": a.StartLine, "end_line": a.EndLine,
+		"start_column": opt(a.StartColumn), "end_column": opt(a.EndColumn),
+		"annotation_level": a.AnnotationLevel, "message": a.Message,
+		"title": nullable(a.Title), "raw_details": nullable(a.RawDetails),
+		"blob_href": fmt.Sprintf("%s/%s/blob/HEAD/%s", base, repo, a.Path),
+	}
 }
 
 // listRunsForRef answers GET /repos/{o}/{r}/commits/{ref}/check-runs for
@@ -264,10 +292,10 @@ func validateRun(in runInput, create bool) []fieldError {
 		if o.Summary == nil {
 			bad("output.summary", "missing_field", "output.summary is missing")
 		} else if len(*o.Summary) > MaxOutputBytes {
-			bad("output.summary", "custom", fmt.Sprintf("output.summary is too long (%d bytes; maximum is 65535)", len(*o.Summary)))
+			bad("summary", "custom", fmt.Sprintf("summary exceeds a maximum bytesize of %d", MaxOutputBytes))
 		}
 		if o.Text != nil && len(*o.Text) > MaxOutputBytes {
-			bad("output.text", "custom", fmt.Sprintf("output.text is too long (%d bytes; maximum is 65535)", len(*o.Text)))
+			bad("text", "custom", fmt.Sprintf("text exceeds a maximum bytesize of %d", MaxOutputBytes))
 		}
 		if len(o.Annotations) > MaxAnnotations {
 			bad("output.annotations", "custom", fmt.Sprintf("only %d annotations are allowed per request; got %d", MaxAnnotations, len(o.Annotations)))
@@ -300,10 +328,10 @@ func validateAnnotation(i int, a Annotation) []fieldError {
 		bad("message", "message is missing")
 	}
 	if len(a.Message) > MaxAnnotationBytes {
-		bad("message", "message is too long (maximum is 64 KB)")
+		bad("message", "message is too long (maximum is 64 KB, read as 64,000 bytes)")
 	}
 	if len(a.RawDetails) > MaxAnnotationBytes {
-		bad("raw_details", "raw_details is too long (maximum is 64 KB)")
+		bad("raw_details", "raw_details is too long (maximum is 64 KB, read as 64,000 bytes)")
 	}
 	if utf8.RuneCountInString(a.Title) > MaxTitleChars {
 		bad("title", "title is too long (maximum is 255 characters)")
@@ -311,7 +339,36 @@ func validateAnnotation(i int, a Annotation) []fieldError {
 	return errs
 }
 
-// runJSON is the API form of a run. s.mu is held.
+// appOf is the App whose token t is. s.mu is held.
+func (s *Server) appOf(t Token) (int64, string) {
+	switch {
+	case t.AppID != 0:
+		return t.AppID, cmp.Or(t.AppSlug, fmt.Sprintf("app-%d", t.AppID))
+	case s.app != nil:
+		return s.app.id, strings.TrimSuffix(s.AppLogin, "[bot]")
+	}
+	return GitHubActionsAppID, GitHubActionsSlug
+}
+
+// suiteID is the check suite of a head commit and App: one per pair, as
+// on GitHub. s.mu is held.
+func (s *Server) suiteID(c *checkRun) int64 {
+	key := fmt.Sprintf("%s %s %d", c.Repo, c.HeadSHA, c.AppID)
+	if s.suites == nil {
+		s.suites = map[string]int64{}
+	}
+	if id, ok := s.suites[key]; ok {
+		return id
+	}
+	// A count of its own, so that run and comment ids stay 1, 2, 3...
+	id := int64(900000 + len(s.suites) + 1)
+	s.suites[key] = id
+	return id
+}
+
+// runJSON is the API form of a run: a check-run. Its pull_requests are
+// the open pull requests of the same repository whose head is the run's
+// commit (GitHub leaves out those from forks). s.mu is held.
 func (s *Server) runJSON(c *checkRun) map[string]any {
 	var conclusion, completed any
 	if c.Conclusion != "" {
@@ -327,19 +384,29 @@ func (s *Server) runJSON(c *checkRun) map[string]any {
 		"annotations_count": len(c.Annotations),
 		"annotations_url":   fmt.Sprintf("%s/repos/%s/check-runs/%d/annotations", s.URL, c.Repo, c.ID),
 	}
+	prs := []any{}
+	for _, p := range s.sortedPulls(c.Repo) {
+		if p.HeadSHA == c.HeadSHA && p.State == "open" && (p.HeadRepo == "" || strings.EqualFold(p.HeadRepo, c.Repo)) {
+			prs = append(prs, s.pullMinimal(c.Repo, p))
+		}
+	}
 	return map[string]any{
-		"id":           c.ID,
-		"name":         c.Name,
-		"head_sha":     c.HeadSHA,
-		"status":       c.Status,
-		"conclusion":   conclusion,
-		"started_at":   c.StartedAt.UTC().Format(time.RFC3339),
-		"completed_at": completed,
-		"details_url":  nullable(c.DetailsURL),
-		"external_id":  c.ExternalID,
-		"url":          fmt.Sprintf("%s/repos/%s/check-runs/%d", s.URL, c.Repo, c.ID),
-		"html_url":     fmt.Sprintf("%s/%s/runs/%d", s.URL, c.Repo, c.ID),
-		"output":       output,
+		"id":            c.ID,
+		"node_id":       nodeID("CR", c.ID),
+		"name":          c.Name,
+		"head_sha":      c.HeadSHA,
+		"status":        c.Status,
+		"conclusion":    conclusion,
+		"started_at":    c.StartedAt.UTC().Format(time.RFC3339),
+		"completed_at":  completed,
+		"details_url":   nullable(c.DetailsURL),
+		"external_id":   c.ExternalID,
+		"url":           fmt.Sprintf("%s/repos/%s/check-runs/%d", s.URL, c.Repo, c.ID),
+		"html_url":      fmt.Sprintf("%s/%s/runs/%d", s.URL, c.Repo, c.ID),
+		"output":        output,
+		"check_suite":   map[string]any{"id": s.suiteID(c)},
+		"app":           s.appJSON(c.AppID, c.AppSlug),
+		"pull_requests": prs,
 	}
 }
 

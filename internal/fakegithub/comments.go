@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // Comment is an issue comment as the server keeps it.
@@ -126,9 +125,11 @@ func commentBody(r *http.Request) (string, []fieldError) {
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil || *in.Body == "" {
 		return "", []fieldError{{Resource: "IssueComment", Field: "body", Code: "missing_field"}}
 	}
-	if n := utf8.RuneCountInString(*in.Body); n > MaxCommentChars {
-		return "", []fieldError{{Resource: "IssueComment", Field: "data", Code: "custom",
-			Message: fmt.Sprintf("Body is too long (maximum is %d characters)", MaxCommentChars)}}
+	// GitHub's own text says characters; the fake counts bytes, the
+	// stricter reading (ghcontract.CommentBody).
+	if len(*in.Body) > MaxCommentBytes {
+		return "", []fieldError{{Resource: "IssueComment", Field: "data", Code: "unprocessable",
+			Message: fmt.Sprintf("Body is too long (maximum is %d characters)", MaxCommentBytes)}}
 	}
 	return *in.Body, nil
 }
@@ -165,14 +166,16 @@ func (s *Server) findComment(r *http.Request) (*comment, bool) {
 // commentJSON is the API form of a comment. s.mu is held.
 func (s *Server) commentJSON(c *comment) map[string]any {
 	return map[string]any{
-		"id":         c.ID,
-		"body":       c.Body,
-		"user":       map[string]any{"login": c.Author, "type": userType(c.Author)},
-		"created_at": c.CreatedAt.UTC().Format(time.RFC3339),
-		"updated_at": c.UpdatedAt.UTC().Format(time.RFC3339),
-		"url":        fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, c.Repo, c.ID),
-		"html_url":   fmt.Sprintf("%s/%s/pull/%d#issuecomment-%d", s.URL, c.Repo, c.Issue, c.ID),
-		"issue_url":  fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, c.Repo, c.Issue),
+		"id":                 c.ID,
+		"node_id":            nodeID("IC", c.ID),
+		"body":               c.Body,
+		"user":               s.userJSON(c.Author),
+		"author_association": "NONE",
+		"created_at":         c.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":         c.UpdatedAt.UTC().Format(time.RFC3339),
+		"url":                fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, c.Repo, c.ID),
+		"html_url":           fmt.Sprintf("%s/%s/pull/%d#issuecomment-%d", s.URL, c.Repo, c.Issue, c.ID),
+		"issue_url":          fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, c.Repo, c.Issue),
 	}
 }
 

@@ -45,5 +45,12 @@ func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	writeJSON(w, http.StatusCreated, app)
+	out := s.appJSON(app.ID, app.Slug)
+	for k, v := range map[string]string{"name": app.Name, "html_url": app.HTMLURL} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	out["client_id"], out["client_secret"], out["webhook_secret"], out["pem"] = app.ClientID, app.ClientSecret, app.WebhookSecret, app.PEM
+	writeJSON(w, http.StatusCreated, out)
 }

@@ -11,6 +11,7 @@ import (
 // need a token.
 func TestManifestConversion(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests() // a create without a body, to see the 401
 	s.AddManifestCode("c1", ManifestApp{ID: 9, Slug: "tv", WebhookSecret: "w", PEM: "k"})
 	post := func(path string) *http.Response {
 		t.Helper()

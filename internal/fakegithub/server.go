@@ -2,6 +2,7 @@ package fakegithub
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -24,6 +25,11 @@ type Token struct {
 	ReadOnly bool // writes get 403 "Resource not accessible by integration"
 	// Installation marks a GitHub App installation token: GET /user gets 403.
 	Installation bool
+	// AppID and AppSlug name the App of an installation token: check
+	// runs made with it carry that App. Zero: the App of NewApp, else
+	// GitHub Actions.
+	AppID   int64
+	AppSlug string
 }
 
 // Request is one recorded request.
@@ -65,6 +71,8 @@ type Server struct {
 	remaining int
 	app       *appAuth               // set by NewApp
 	manifests map[string]ManifestApp // codes of AddManifestCode
+	suites    map[string]int64       // check suite ids by repo, head and App
+	contract  *contractCheck         // nil: FAKEGITHUB_CONTRACT=off
 }
 
 // New starts a server on loopback and stops it when the test ends.
@@ -80,6 +88,10 @@ func New(tb testing.TB) *Server {
 		mux:       http.NewServeMux(),
 	}
 	s.routes()
+	s.contract = newContractCheck(tb)
+	// Cleanups run last first: the report waits for Close, which waits
+	// for the requests under way.
+	tb.Cleanup(func() { s.contract.report(tb) })
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	tb.Cleanup(s.srv.Close)
@@ -148,7 +160,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			rec.JSON = m
 		}
 	}
-	sw := &statusWriter{ResponseWriter: w}
+	answer := &recorder{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: answer}
 	s.rateHeaders(sw.Header())
 	s.mu.Lock()
 	i := len(s.requests)
@@ -159,6 +172,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests[i].Status = sw.status
 		s.mu.Unlock()
+		s.contract.check(rec.Method, rec.Path, rec.Query, body, cmp.Or(sw.status, http.StatusOK), answer.body)
 	}()
 	if f != nil {
 		f.write(sw)

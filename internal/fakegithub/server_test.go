@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/ghcontract"
 )
 
 const repo = "octo/hello"
@@ -58,6 +60,7 @@ func output(title, summary string) map[string]any {
 
 func TestPaginationWithLinkHeaders(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests()
 	s.AddPull(repo, Pull{Number: 7, HeadSHA: "h", BaseRef: "main"})
 	for i := range 150 {
 		s.AddComment(repo, 7, "someone", fmt.Sprintf("comment %d", i))
@@ -107,8 +110,11 @@ func TestPaginationWithLinkHeaders(t *testing.T) {
 	}
 }
 
+// The limit is 65,536 bytes, the stricter reading of GitHub's "maximum
+// is 65536 characters" (ghcontract.CommentBody).
 func TestCommentBodyLimit(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests()
 	s.AddPull(repo, Pull{Number: 1})
 	path := "/repos/" + repo + "/issues/1/comments"
 	for _, tc := range []struct {
@@ -118,8 +124,8 @@ func TestCommentBodyLimit(t *testing.T) {
 	}{
 		{"ascii at the limit", strings.Repeat("a", 65536), 201},
 		{"ascii one over", strings.Repeat("a", 65537), 422},
-		{"two-byte letters at the limit", strings.Repeat("é", 65536), 201},
-		{"two-byte letters one over", strings.Repeat("é", 65537), 422},
+		{"two-byte letters at 65,536 bytes", strings.Repeat("é", 32768), 201},
+		{"two-byte letters at 65,536 characters (131,072 bytes)", strings.Repeat("é", 65536), 422},
 		{"empty", "", 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +136,9 @@ func TestCommentBodyLimit(t *testing.T) {
 			if st == 422 && field(body, "message") != "Validation Failed" {
 				t.Errorf("422 body %v", body)
 			}
+			if st == 422 && tc.body != "" && !strings.Contains(fmt.Sprint(field(body, "errors")), "Body is too long (maximum is 65536 characters)") {
+				t.Errorf("422 errors %v, want GitHub's text", field(body, "errors"))
+			}
 		})
 	}
 	if n := len(s.Comments(repo, 1)); n != 2 {
@@ -139,6 +148,7 @@ func TestCommentBodyLimit(t *testing.T) {
 
 func TestCheckRunOutputLimits(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests()
 	path := "/repos/" + repo + "/check-runs"
 	ann := func(n int) []map[string]any {
 		var out []map[string]any
@@ -164,8 +174,8 @@ func TestCheckRunOutputLimits(t *testing.T) {
 		{"50 annotations", map[string]any{"title": "t", "summary": "s", "annotations": ann(50)}, 201},
 		{"51 annotations", map[string]any{"title": "t", "summary": "s", "annotations": ann(51)}, 422},
 		{"annotation without a line", map[string]any{"title": "t", "summary": "s", "annotations": []map[string]any{{"path": "a", "annotation_level": "notice", "message": "m"}}}, 422},
-		{"annotation message at 64 KiB", map[string]any{"title": "t", "summary": "s", "annotations": []map[string]any{{"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": strings.Repeat("a", 65536)}}}, 201},
-		{"annotation message over 64 KiB", map[string]any{"title": "t", "summary": "s", "annotations": []map[string]any{{"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": strings.Repeat("a", 65537)}}}, 422},
+		{"annotation message at 64,000 bytes", map[string]any{"title": "t", "summary": "s", "annotations": []map[string]any{{"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": strings.Repeat("a", 64000)}}}, 201},
+		{"annotation message over 64,000 bytes", map[string]any{"title": "t", "summary": "s", "annotations": []map[string]any{{"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": strings.Repeat("a", 64001)}}}, 422},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,6 +189,7 @@ func TestCheckRunOutputLimits(t *testing.T) {
 
 func TestCheckRunLifecycle(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests()
 	path := "/repos/" + repo + "/check-runs"
 	st, _, body := call(t, s, "POST", path, "tok", map[string]any{"name": "template-verify / render", "head_sha": "abc", "status": "in_progress"})
 	if st != 201 || field(body, "status") != "in_progress" || field(body, "conclusion") != nil {
@@ -236,6 +247,7 @@ func TestCheckRunLifecycle(t *testing.T) {
 
 func TestUnknownIDsAre404(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests()
 	s.AddPull(repo, Pull{Number: 1})
 	_, _, body := call(t, s, "POST", "/repos/"+repo+"/check-runs", "tok", map[string]any{"name": "c", "head_sha": "abc"})
 	id := int64(field(body, "id").(float64))
@@ -379,6 +391,7 @@ func TestPulls(t *testing.T) {
 
 func TestRecordsRequests(t *testing.T) {
 	s := New(t)
+	s.ExpectInvalidRequests() // a query parameter the operation does not have
 	s.AddPull(repo, Pull{Number: 1})
 	call(t, s, "POST", "/repos/"+repo+"/issues/1/comments?x=1", "tok", map[string]any{"body": "hello"})
 	call(t, s, "GET", "/repos/"+repo+"/issues/1/comments", "tok", nil)
@@ -395,5 +408,41 @@ func TestRecordsRequests(t *testing.T) {
 	s.ClearRequests()
 	if len(s.Requests()) != 0 {
 		t.Error("ClearRequests kept requests")
+	}
+}
+
+// The fake's limits are the contract's stricter readings.
+func TestLimitsFollowContract(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		fake, max int
+	}{
+		{"comment body", MaxCommentBytes, ghcontract.CommentBody.Max},
+		{"output summary", MaxOutputBytes, ghcontract.OutputSummary.Max},
+		{"output text", MaxOutputBytes, ghcontract.OutputText.Max},
+		{"output title", MaxTitleChars, ghcontract.OutputTitle.Max},
+		{"check run name", maxNameChars, ghcontract.CheckRunName.Max},
+		{"annotation message", MaxAnnotationBytes, ghcontract.AnnotationMessage.Max},
+	} {
+		if tc.fake != tc.max {
+			t.Errorf("%s: the fake's limit %d, the contract's %d", tc.name, tc.fake, tc.max)
+		}
+	}
+}
+
+// GET issues/comments/{id} reads one comment of the repository.
+func TestGetComment(t *testing.T) {
+	s := New(t)
+	s.ExpectInvalidRequests() // a bad id, to see the 404
+	s.AddPull(repo, Pull{Number: 1})
+	id := s.AddComment(repo, 1, "octocat", "hello")
+	st, _, body := call(t, s, "GET", fmt.Sprintf("/repos/%s/issues/comments/%d", repo, id), "tok", nil)
+	if st != 200 || field(body, "body") != "hello" || field(body, "node_id") == nil {
+		t.Errorf("get: %d %v", st, body)
+	}
+	for _, path := range []string{fmt.Sprintf("/repos/other/repo/issues/comments/%d", id), "/repos/" + repo + "/issues/comments/999", "/repos/" + repo + "/issues/comments/x"} {
+		if st, _, _ := call(t, s, "GET", path, "tok", nil); st != 404 {
+			t.Errorf("GET %s: %d, want 404", path, st)
+		}
 	}
 }
