@@ -110,6 +110,7 @@ func TestBaseSHAVars(t *testing.T) {
 		{"git checkout {{ commit }}", []string{"commit"}},
 		{"git diff {{base_commit}} {{ commit }}", nil},
 		{"{{ repo }}", nil},
+		{"B={{ baseline_rev }} {{ review }}", []string{"baseline_rev"}},
 	}
 	for _, tt := range tests {
 		if got := baseSHAVars(tt.source); !slices.Equal(got, tt.want) {

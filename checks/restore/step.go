@@ -200,13 +200,14 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 var jinjaName = regexp.MustCompile(`\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)`)
 
 var (
-	baseSHAName = regexp.MustCompile(`(?i)(base|start|baseline|parent|orig).*(commit|sha)|(commit|sha).*(base|start)`)
-	anySHAName  = regexp.MustCompile(`(?i)commit|sha`)
+	baseSHAName = regexp.MustCompile(`(?i)(base|start|parent|orig).*(commit|sha|rev)|(commit|sha|rev).*(base|start)`)
+	anySHAName  = regexp.MustCompile(`(?i)commit|sha|(^|_)rev`)
 )
 
 // baseSHAVars are the template's variables other than base_commit that
 // hold the task's base commit, by name: those that say base (or start)
-// and commit (or sha), else the one variable that says commit or sha.
+// and commit (or sha, or rev), else the one variable that says commit,
+// sha or rev.
 func baseSHAVars(source string) []string {
 	var named, any []string
 	for _, m := range jinjaName.FindAllStringSubmatch(source, -1) {
