@@ -98,7 +98,10 @@ type Restore struct {
 	Patterns []string     `yaml:"patterns"`
 	// Report is the JSON report file the step writes, as the script names it.
 	Report string `yaml:"report"`
-	Random Random `yaml:"random"`
+	// ReportKeys names the report's keys; a key left empty is learned
+	// from the step (see checks/restore).
+	ReportKeys ReportKeys `yaml:"report_keys"`
+	Random     Random     `yaml:"random"`
 	// RefusalExit judges the exit code of a step that must refuse (no
 	// baseline file, HEAD not from the base): "any" (default), "zero" or
 	// "nonzero".
@@ -117,6 +120,17 @@ type Restore struct {
 type Section struct {
 	Start string `yaml:"start"`
 	End   string `yaml:"end"`
+}
+
+// ReportKeys are the keys of the restore step's JSON report: the run
+// flag, the base sha, the discarded and the remaining paths, and the
+// error message of a step that does not run.
+type ReportKeys struct {
+	Ran       string `yaml:"ran"`
+	Base      string `yaml:"base"`
+	Discarded string `yaml:"discarded"`
+	Remaining string `yaml:"remaining"`
+	Error     string `yaml:"error"`
 }
 
 // RestorePaths maps the absolute paths the script uses onto fixture paths.

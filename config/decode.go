@@ -68,7 +68,9 @@ func Decode(file string, data []byte) (*Config, error) {
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(file, err)
 	}
-	cfg.dropDefaultsWithoutGroups()
+	// A file that replaces the groups keeps the default restore block: it
+	// names datasmith's template, and where the groups do not have it the
+	// restore check looks for the step in their shell templates.
 	if err := cfg.validate(file, root.Content[0]); err != nil {
 		return nil, err
 	}
@@ -105,16 +107,4 @@ func yamlError(file string, err error) error {
 		return &Error{File: file, Line: n, Msg: m[2]}
 	}
 	return &Error{File: file, Msg: strings.TrimPrefix(msg, "yaml: ")}
-}
-
-// dropDefaultsWithoutGroups removes the default restore block and pytest
-// runner when the file replaced the groups and the default template they
-// name is gone: they fit the datasmith layout only. A block the file names
-// itself is kept, and validation reports a bad template in it.
-func (c *Config) dropDefaultsWithoutGroups() {
-	if r := c.Restore; r != nil && !r.Explicit {
-		if _, _, err := c.ResolveTemplate(r.Template); err != nil {
-			c.Restore = nil
-		}
-	}
 }

@@ -130,13 +130,16 @@ func TestDefaultsValidate(t *testing.T) {
 	}
 }
 
-func TestOwnGroupsDropTheDatasmithRestoreDefault(t *testing.T) {
+// A file with its own groups keeps the default restore block: the restore
+// check looks for the step in those groups, instead of being turned off
+// unseen.
+func TestOwnGroupsKeepTheRestoreDefault(t *testing.T) {
 	cfg, err := Decode("c.yml", []byte("groups:\n  - {name: mine, root: t, templates: [{path: '**'}]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Restore != nil {
-		t.Errorf("default restore kept without its group: %+v", cfg.Restore)
+	if cfg.Restore == nil || cfg.Restore.Explicit || cfg.Disabled("restore") {
+		t.Errorf("default restore block: %+v", cfg.Restore)
 	}
 	// With a group named harbor the default restore block still applies.
 	cfg, err = Decode("c.yml", []byte("groups:\n  - {name: harbor, root: t, templates: [{path: '**'}]}\n"))

@@ -84,7 +84,9 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 		if r.Template == "" {
 			return fail("restore.template is empty", "restore")
 		}
-		if _, _, err := c.ResolveTemplate(r.Template); err != nil {
+		// The default block names datasmith's template; where the groups
+		// do not have it, the restore check looks for the step itself.
+		if _, _, err := c.ResolveTemplate(r.Template); err != nil && r.Explicit {
 			return fail("restore.template: "+err.Error(), "restore", "template")
 		}
 		for j, p := range r.Patterns {

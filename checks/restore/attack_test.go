@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"github.com/formula-code/template-verify/internal/fixture"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func attackRunner(t *testing.T, extra, report string) *runner {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	built, err := prepare(root)
+	built, err := prepare(root, fixture.Project())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/fixture"
+	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/internal/scratch"
 )
 
@@ -40,9 +43,12 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resultInput) {
 	start := time.Now()
 	res := checks.Result{Check: c.Name()}
-	if f, note := policyFinding(in); f != nil {
-		res.Findings = append(res.Findings, *f)
-		res.Notes = append(res.Notes, note)
+	if found := locate(ctx, in); found != in {
+		if found.Config != in.Config {
+			res.Notes = append(res.Notes, fmt.Sprintf("No config file names the restore step, and %s has no restore section like datasmith's. The step is the part of %s under %s: it holds the grep that filters git's changed paths.",
+				in.Config.Restore.Template, found.Config.Restore.Template, markdown.Code(strings.TrimSuffix(strings.TrimPrefix(found.Config.Restore.Section.Start, "^"), "$"))))
+		}
+		in = found
 	}
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
@@ -55,6 +61,15 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	defer cleanup()
 	rc := in.Config.Restore
+	policyFailed := policyResults(&res, in, r)
+	var keysNote string
+	r.keys, keysNote = r.learnKeys(ctx, rc.ReportKeys)
+	if keysNote != "" {
+		res.Notes = append(res.Notes, keysNote)
+	}
+	if note := r.learnFallback(ctx, rc.Explicit); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	catOuts := r.runAll(ctx, r.opts.Catalogue)
 	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in)}
 	// A step that hangs in the catalogue would hang in the random sets
@@ -66,19 +81,24 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		}
 	}
 	if ri.skipReason == "" && rc.Random.Count > 0 {
-		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count))
+		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count, generatedNewPaths(r.generated)...))
 	}
 	ri.cmp = compareWithBase(ctx, in, r, ri.catalogue, ri.random)
 	// Only the failures this change causes are worth the shrink runs.
 	ri.shrunk = r.shrinkFailures(ctx, ri.random, func(i int) bool { return cmpAt(ri.cmp.Random, i).PreExisting })
 	ri.wall = time.Since(start)
 	assemble(&res, ri)
+	if policyFailed {
+		res.Conclusion = checks.Failure
+		res.Title = "The step's restore patterns differ from the config; " + res.Title
+	}
 	return res, &ri
 }
 
 // Replay runs one scenario, for example a shrunk random set read back with
 // ParseEdits, with the same step, policy and fixture as Run.
 func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outcome, error) {
+	in = locate(ctx, in)
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		return Outcome{}, errors.New(st.title)
@@ -99,15 +119,34 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	internal := func(title string, err error) *stop {
 		return &stop{conclusion: checks.Failure, title: fmt.Sprintf("%s: %v", title, err)}
 	}
-	sha, err := fixture.CommitSHA(fixture.Project(), baseMessage)
-	if err != nil {
-		return nil, nil, internal("The restore check cannot build its fixture", err)
-	}
-	step, st := prepareStep(ctx, in, rc, sha)
+	// The step renders first with a stand-in sha: its policy (and the
+	// base's) decides the fixture's protected files, and the fixture's
+	// tree decides the sha the step then renders with.
+	probe, st := prepareStep(ctx, in, rc, "")
 	if st != nil {
 		return nil, nil, st
 	}
-	policy, err := NewPolicy(rc.Patterns)
+	headPol := policyOf(probe, rc)
+	basePol := basePolicy(ctx, in)
+	union := slices.Clone(headPol.Patterns)
+	if basePol != nil {
+		union = append(union, basePol.Patterns...)
+	}
+	unionPolicy, err := NewPolicy(union)
+	if err != nil {
+		return nil, nil, internal("The restore policy is not valid", err)
+	}
+	gen, skipped := generatePaths(union, fixture.Project(), unionPolicy.Protects)
+	tree := withGenerated(fixture.Project(), gen)
+	sha, err := fixture.CommitSHA(tree, baseMessage)
+	if err != nil {
+		return nil, nil, internal("The restore check cannot build its fixture", err)
+	}
+	step, st := renderStep(ctx, in.Plan.Trees, in.Config, rc, in.Plan.Head, "head", sha)
+	if st != nil {
+		return nil, nil, st
+	}
+	policy, err := NewPolicy(headPol.Patterns)
 	if err != nil {
 		return nil, nil, internal("The restore policy is not valid", err)
 	}
@@ -115,7 +154,7 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if err != nil {
 		return nil, nil, internal("The restore check cannot make its folders", err)
 	}
-	built, err := prepare(root)
+	built, err := prepare(root, tree)
 	if err == nil && built.SHA != sha {
 		err = fmt.Errorf("the fixture's commit is %s, not %s", built.SHA, sha)
 	}
@@ -124,7 +163,11 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 		return nil, nil, internal("The restore check cannot build its fixture", err)
 	}
 	opts := c.opts.settle()
-	return &runner{step: step, policy: policy, base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
+	if c.opts.Catalogue == nil {
+		opts.Catalogue = append(opts.Catalogue, policyScenarios(gen)...)
+	}
+	return &runner{step: step, policy: policy, pol: headPol, basePol: basePol, generated: gen, skippedPatterns: skipped, keys: defaultReportKeys,
+		base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
 }
 
 // workRoot is the folder for the fixture and the scenario folders: in

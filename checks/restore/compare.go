@@ -61,92 +61,113 @@ func compareTrees(p *Policy, exp Expectation, real, base, work fixture.Tree) []s
 	return diffs
 }
 
-// stepReport is the JSON report of the restore step. Pointers tell a
-// missing key from an empty value.
-type stepReport struct {
-	Ran       *bool     `json:"ran"`
-	Base      *string   `json:"base"`
-	Discarded *[]string `json:"discarded"`
-	Remaining *[]string `json:"remaining"`
-	Error     string    `json:"error"`
-}
-
 // maxReport is the largest report file that is read.
 const maxReport = 4 << 20
 
 // compareReport checks the report file rel, inside the scenario folder
-// root, against the model. name is the report path as the script names
-// it, for messages. The step could have made the report, or a folder on
+// root, against the model, reading each value under the key the step
+// uses for it (keys). name is the report path as the script names it,
+// for messages. The step could have made the report, or a folder on
 // its way, a symlink, a FIFO or a huge file: it is read with safefile, so
 // it is never followed out of root, never blocks and never fills memory.
-func compareReport(root, rel, name string, exp Expectation, baseSHA string) []string {
+// It returns the differences and the report's bytes (nil when unread).
+func compareReport(root, rel, name string, exp Expectation, baseSHA string, keys ReportKeys) ([]string, []byte) {
 	data, err := safefile.ReadIn(root, rel, maxReport)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !exp.Ran {
-			return nil // the step ran nothing and said nothing: allowed
+			return nil, nil // the step ran nothing and said nothing: allowed
 		}
-		return []string{fmt.Sprintf("the step wrote no report at %s", name)}
+		return []string{fmt.Sprintf("the step wrote no report at %s", name)}, nil
 	case errors.Is(err, safefile.ErrNotRegular):
-		return []string{fmt.Sprintf("the report at %s is not a regular file", name)}
+		return []string{fmt.Sprintf("the report at %s is not a regular file", name)}, nil
 	case errors.Is(err, safefile.ErrOutside):
-		return []string{fmt.Sprintf("the report at %s leads outside the scenario folder (a symlink on its way); it is not read", name)}
+		return []string{fmt.Sprintf("the report at %s leads outside the scenario folder (a symlink on its way); it is not read", name)}, nil
 	case errors.Is(err, safefile.ErrTooLarge):
-		return []string{fmt.Sprintf("the report at %s has more than the limit of %d bytes", name, maxReport)}
+		return []string{fmt.Sprintf("the report at %s has more than the limit of %d bytes", name, maxReport)}, nil
 	case err != nil:
 		// The error names only the scenario's own paths.
-		return []string{fmt.Sprintf("the report cannot be read: %v", err)}
+		return []string{fmt.Sprintf("the report cannot be read: %v", err)}, nil
 	}
-	var r stepReport
-	if err := json.Unmarshal(data, &r); err != nil {
+	return judgeReport(data, exp, baseSHA, keys), data
+}
+
+// judgeReport compares the report's values with the model.
+func judgeReport(data []byte, exp Expectation, baseSHA string, keys ReportKeys) []string {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
 		return []string{fmt.Sprintf("the report is not valid JSON: %v", err)}
 	}
-	if r.Ran == nil {
-		return []string{"the report has no \"ran\" key"}
+	var ran *bool
+	var base *string
+	var discarded, remaining *[]string
+	var reportErr string
+	decode := func(key string, dst any) bool {
+		raw, ok := obj[key]
+		return ok && key != "" && json.Unmarshal(raw, dst) == nil
+	}
+	var b bool
+	if decode(keys.Ran, &b) {
+		ran = &b
+	}
+	var sha string
+	if decode(keys.Base, &sha) {
+		base = &sha
+	}
+	var d, rem []string
+	if decode(keys.Discarded, &d) {
+		discarded = &d
+	}
+	if decode(keys.Remaining, &rem) {
+		remaining = &rem
+	}
+	decode(keys.Error, &reportErr)
+	if ran == nil {
+		return []string{fmt.Sprintf("the report has no %q key", keys.Ran)}
 	}
 	if !exp.Ran {
-		if *r.Ran {
-			return []string{fmt.Sprintf("report.ran is true, the model expects false (%s)", exp.Reason)}
+		if *ran {
+			return []string{fmt.Sprintf("report.%s is true, the model expects false (%s)", keys.Ran, exp.Reason)}
 		}
 		return nil
 	}
-	if !*r.Ran {
-		msg := "report.ran is false, the model expects true"
-		if r.Error != "" {
-			msg += fmt.Sprintf(" (the report says: %s)", r.Error)
+	if !*ran {
+		msg := fmt.Sprintf("report.%s is false, the model expects true", keys.Ran)
+		if reportErr != "" {
+			msg += fmt.Sprintf(" (the report says: %s)", reportErr)
 		}
 		return []string{msg}
 	}
 	var diffs []string
 	switch {
-	case r.Base == nil:
-		diffs = append(diffs, "report.base is missing")
-	case *r.Base != baseSHA:
-		diffs = append(diffs, fmt.Sprintf("report.base is %q, the model expects %q", *r.Base, baseSHA))
+	case base == nil:
+		diffs = append(diffs, fmt.Sprintf("report.%s is missing", keys.Base))
+	case *base != baseSHA:
+		diffs = append(diffs, fmt.Sprintf("report.%s is %q, the model expects %q", keys.Base, *base, baseSHA))
 	}
-	if r.Discarded == nil {
-		diffs = append(diffs, "report.discarded is missing")
+	if discarded == nil {
+		diffs = append(diffs, fmt.Sprintf("report.%s is missing", keys.Discarded))
 	} else {
-		got := setOf(*r.Discarded)
+		got := setOf(*discarded)
 		want := setOf(exp.Discarded)
 		for _, p := range slices.Sorted(maps.Keys(want)) {
 			if !got[p] {
-				diffs = append(diffs, fmt.Sprintf("report.discarded misses %s", p))
+				diffs = append(diffs, fmt.Sprintf("report.%s misses %s", keys.Discarded, p))
 			}
 		}
 		for _, p := range slices.Sorted(maps.Keys(got)) {
 			if !want[p] {
-				diffs = append(diffs, fmt.Sprintf("report.discarded lists %s, the model does not", p))
+				diffs = append(diffs, fmt.Sprintf("report.%s lists %s, the model does not", keys.Discarded, p))
 			}
 		}
 	}
 	switch {
-	case r.Remaining == nil:
-		diffs = append(diffs, "report.remaining is missing")
-	case len(*r.Remaining) > 0:
-		rem := slices.Clone(*r.Remaining)
-		slices.Sort(rem)
-		diffs = append(diffs, fmt.Sprintf("report.remaining is not empty: %s", strings.Join(rem, ", ")))
+	case remaining == nil:
+		diffs = append(diffs, fmt.Sprintf("report.%s is missing", keys.Remaining))
+	case len(*remaining) > 0:
+		r := slices.Clone(*remaining)
+		slices.Sort(r)
+		diffs = append(diffs, fmt.Sprintf("report.%s is not empty: %s", keys.Remaining, strings.Join(r, ", ")))
 	}
 	return diffs
 }

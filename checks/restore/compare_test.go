@@ -73,7 +73,7 @@ func TestCompareReportRefusesOddFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{fifo, link} {
-		got := compareReport(dir, filepath.Base(f), "/logs/r.json", ran, "x")
+		got, _ := compareReport(dir, filepath.Base(f), "/logs/r.json", ran, "x", defaultReportKeys)
 		if len(got) != 1 || got[0] != "the report at /logs/r.json is not a regular file" {
 			t.Errorf("%s: %q", f, got)
 		}
@@ -116,7 +116,7 @@ func TestCompareReport(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := compareReport(filepath.Dir(file), "r.json", "/logs/r.json", c.exp, sha)
+			got, _ := compareReport(filepath.Dir(file), "r.json", "/logs/r.json", c.exp, sha, defaultReportKeys)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got  %q\nwant %q", got, c.want)
 			}

@@ -133,3 +133,14 @@ func TestExampleBadHeadKeepsTheStep(t *testing.T) {
 		t.Errorf("no note names the variable the step reads: %q", res.Notes)
 	}
 }
+
+// readExampleTemplate is the file path of the example at head.
+func readExampleTemplate(t *testing.T, head, path string) string {
+	t.Helper()
+	b := example(t)
+	data, found, err := gitx.Repo{Dir: b.Dir}.ReadFile(context.Background(), b.Heads[head], path)
+	if err != nil || !found {
+		t.Fatalf("read %s at %s: found %v, %v", path, head, found, err)
+	}
+	return string(data)
+}

@@ -31,10 +31,10 @@ func TestMissingSectionAgainstBase(t *testing.T) {
 		level      checks.Level
 		msg        string // a part of the message of a finding at tpl/tests/test.sh
 	}{
-		{name: "defaults, no section at base or head", base: "no-section.sh", head: "no-section.sh", edit: defaults,
+		{name: "defaults, no step at base or head", base: "no-step.sh", head: "no-step.sh", edit: defaults,
 			want: checks.Skipped, title: "the script has no restore section at base or head, so there is nothing to run",
 			level: checks.LevelWarning, msg: "tpl/tests/test.sh has no line that matches ^# ── Restore protected paths at base or head"},
-		{name: "defaults, the head removes the section", base: "good.sh", head: "no-section.sh", edit: defaults,
+		{name: "defaults, the head removes the step", base: "good.sh", head: "no-step.sh", edit: defaults,
 			want: checks.Failure, title: "The restore step is not in the script",
 			level: checks.LevelFailure, msg: "The base's script has it, so this change removes the restore step."},
 		{name: "config names it, no section at base or head", base: "no-section.sh", head: "no-section.sh",
@@ -80,5 +80,28 @@ func TestMissingSectionAgainstBase(t *testing.T) {
 				t.Errorf("scenarios ran: %+v", res.Tables)
 			}
 		})
+	}
+}
+
+// Under defaults, a step under another header is still the step: the
+// check finds it (the grep over git's changed paths) and runs it.
+func TestRenamedSectionIsFoundUnderDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := readTestdata(t, "config.yml")
+	v := makeVerified(t,
+		map[string]string{config.Path: cfg, "tpl/tests/test.sh": script(t, "good.sh")},
+		map[string]string{config.Path: cfg, "tpl/tests/test.sh": script(t, "no-section.sh")})
+	in := inputFor(t, v)
+	in.Config.Restore.Explicit, in.BaseConfig.Restore.Explicit = false, false
+	in.Config.Restore.Random.Count = 0
+	res := New().WithOptions(Options{Catalogue: scenarios(t, "no-change", "edit-test-file", "add-benchmark-with-space")}).Run(context.Background(), in)
+	if res.Conclusion != checks.Success {
+		logFindings(t, res)
+		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "The step is the part of harbor:tests/test.sh under `# ── Put back protected paths ──`")
+	}) {
+		t.Errorf("no note names the header the step was found under: %q", res.Notes)
 	}
 }

@@ -32,10 +32,11 @@ var newPaths = []string{
 
 // RandomEdits returns the edit list of random set i (0-based) of a seed.
 // Each set has its own generator, so one set can be replayed without the
-// others.
-func RandomEdits(base fixture.Tree, seed int64, i int) []Edit {
+// others. extra are more places for new files (the paths generated from
+// the policy), beside the built-in ones.
+func RandomEdits(base fixture.Tree, seed int64, i int, extra ...string) []Edit {
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
-	g := &generator{rng: rng, kinds: map[string]string{}, base: base}
+	g := &generator{rng: rng, kinds: map[string]string{}, base: base, paths: append(slices.Clip(newPaths), extra...)}
 	for p, e := range base {
 		g.kinds[p] = e.Mode
 	}
@@ -52,11 +53,11 @@ func RandomEdits(base fixture.Tree, seed int64, i int) []Edit {
 // RandomScenarios returns count random scenarios named random-1 and on,
 // at most config.CeilingLimits.RandomSets of them (the config refuses a
 // larger count; this bound keeps memory safe whatever the caller passes).
-func RandomScenarios(base fixture.Tree, seed int64, count int) []Scenario {
+func RandomScenarios(base fixture.Tree, seed int64, count int, extra ...string) []Scenario {
 	count = max(0, min(count, config.CeilingLimits.RandomSets))
 	out := make([]Scenario, count)
 	for i := range count {
-		out[i] = Scenario{Name: fmt.Sprintf("random-%d", i+1), Edits: RandomEdits(base, seed, i)}
+		out[i] = Scenario{Name: fmt.Sprintf("random-%d", i+1), Edits: RandomEdits(base, seed, i, extra...)}
 	}
 	return out
 }
@@ -67,6 +68,7 @@ type generator struct {
 	rng   *rand.Rand
 	kinds map[string]string // path -> git mode of what is there now
 	base  fixture.Tree
+	paths []string // places for new files, with %d for a number
 }
 
 func (g *generator) present() []string {
@@ -82,7 +84,7 @@ func (g *generator) pick(list []string) string { return list[g.rng.IntN(len(list
 
 func (g *generator) newPath() string {
 	for {
-		p := g.pick(newPaths)
+		p := g.pick(g.paths)
 		if strings.Contains(p, "%d") {
 			p = fmt.Sprintf(p, g.rng.IntN(1000))
 		}

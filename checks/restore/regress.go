@@ -87,17 +87,19 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 	if in.BaseConfig != nil && in.BaseConfig.Restore != nil {
 		cfg, rc = in.BaseConfig, in.BaseConfig.Restore
 	}
-	policy, err := NewPolicy(rc.Patterns)
-	if err != nil {
-		cmp.Note = fmt.Sprintf("The base's restore policy is not valid (%v), so every failure counts.", err)
+	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+	if st != nil {
+		cmp.Note = "The base has no restore step to compare with (" + strings.TrimSuffix(st.title, ".") + "), so every failure counts."
 		for _, b := range at {
 			b.Verdict = Broken
 		}
 		return cmp
 	}
-	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
-	if st != nil {
-		cmp.Note = "The base has no restore step to compare with (" + strings.TrimSuffix(st.title, ".") + "), so every failure counts."
+	// The base's step is judged by the base's own policy: the list its
+	// own step matches paths against.
+	policy, err := NewPolicy(policyOf(baseStep, rc).Patterns)
+	if err != nil {
+		cmp.Note = fmt.Sprintf("The base's restore policy is not valid (%v), so every failure counts.", err)
 		for _, b := range at {
 			b.Verdict = Broken
 		}
@@ -108,7 +110,11 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 		cmp.Note = fmt.Sprintf("The base side did not run: %v.", err)
 		return cmp
 	}
-	br := &runner{step: baseStep, policy: policy, base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts, phases: r.phases}
+	br := &runner{step: baseStep, policy: policy, generated: r.generated, keys: defaultReportKeys,
+		base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts, phases: r.phases}
+	// The base's report is read by the base's own keys.
+	br.keys, _ = br.learnKeys(ctx, rc.ReportKeys)
+	br.learnFallback(ctx, rc.Explicit)
 	outs := br.runAll(ctx, failing)
 	cmp.BaseRuns = len(outs)
 	var headOuts []Outcome

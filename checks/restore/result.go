@@ -295,10 +295,14 @@ func mappingNote(s *Step) string {
 	if s.Command != "" {
 		how = "The step is the configured command"
 	}
-	if len(parts) == 0 {
-		return how + ". It runs with bash in each fixture repository."
+	read := ""
+	if len(s.PathsRead) > 0 {
+		read = fmt.Sprintf(" These paths are read from the step itself: %s.", strings.Join(s.PathsRead, ", "))
 	}
-	return fmt.Sprintf("%s. It runs with bash in each fixture repository, with %s mapped onto fixture folders.", how, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		return how + ". It runs with bash in each fixture repository." + read
+	}
+	return fmt.Sprintf("%s. It runs with bash in each fixture repository, with %s mapped onto fixture folders.%s", how, strings.Join(parts, ", "), read)
 }
 
 func plural(n int, one, many string) string {

@@ -50,6 +50,8 @@ type Outcome struct {
 	ExitCode  int
 	Stderr    string // the end of the step's stderr
 	Sandboxed bool
+	// Report is the step's report as it wrote it (nil: none was read).
+	Report []byte
 }
 
 // source makes a fresh copy of the base fixture repository at dst
@@ -62,8 +64,18 @@ const baseMessage = "base"
 
 // runner holds what every scenario of one check run shares.
 type runner struct {
-	step    *Step
-	policy  *Policy
+	step   *Step
+	policy *Policy
+	// pol is where the policy comes from; basePol is the base's, nil when
+	// the base has no step.
+	pol     revisionPolicy
+	basePol *revisionPolicy
+	// generated are the paths made from the patterns of both policies,
+	// and skippedPatterns the patterns no valid path matches.
+	generated       []patternPaths
+	skippedPatterns []string
+	// keys are the report's keys for this step.
+	keys    ReportKeys
 	base    fixture.Tree
 	baseSHA string
 	src     source
@@ -179,13 +191,23 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 	out.Diffs = compareTrees(r.policy, out.Expect, real, r.base, work)
 	out.Diffs = append(out.Diffs, r.judgeExit(out.Expect, res.ExitCode, string(res.Stderr), l)...)
 	if r.step.Report != "" {
-		out.Diffs = append(out.Diffs, compareReport(l.Root, relTo(l.Root, l.Report), r.step.Report, out.Expect, r.baseSHA)...)
+		diffs, data := compareReport(l.Root, relTo(l.Root, l.Report), r.step.Report, out.Expect, r.baseSHA, r.reportKeys())
+		out.Diffs, out.Report = append(out.Diffs, diffs...), data
 	}
 	out.Verdict = Pass
 	if len(out.Diffs) > 0 {
 		out.Verdict = Fail
 	}
 	return out
+}
+
+// reportKeys are the keys the runner reads the report with: datasmith's
+// until learnKeys decides.
+func (r *runner) reportKeys() ReportKeys {
+	if r.keys == (ReportKeys{}) {
+		return defaultReportKeys
+	}
+	return r.keys
 }
 
 // checkLayout refuses a layout whose baseline or report file is not a
@@ -291,10 +313,10 @@ func (r *runner) runAll(ctx context.Context, list []Scenario) []Outcome {
 // errNoFixture is returned when the base fixture cannot be built.
 var errNoFixture = errors.New("the base fixture cannot be built")
 
-// prepare builds the base fixture once under root, in Go (no git
-// process).
-func prepare(root string) (*fixture.Base, error) {
-	b, err := fixture.Build(filepath.Join(root, "base"), fixture.Project(), baseMessage)
+// prepare builds the base fixture with tree once under root, in Go (no
+// git process).
+func prepare(root string, tree fixture.Tree) (*fixture.Base, error) {
+	b, err := fixture.Build(filepath.Join(root, "base"), tree, baseMessage)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoFixture, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -40,6 +41,8 @@ type Step struct {
 	// script, and Rendered that script (section mode only).
 	SectionLine int
 	Rendered    string
+	// Source is the template's own text (section mode only).
+	Source string
 	// Prelude is what the script sets before the section and the section
 	// reads; PreludeErr says why there is none when the script does not
 	// parse.
@@ -49,6 +52,9 @@ type Step struct {
 	// restores against the rendered base_commit without the baseline file.
 	RefusalExit string
 	FallsBack   bool
+	// PathsRead lists the paths read from the step that replace the
+	// defaults ("report /logs/x.json"), for a note.
+	PathsRead []string
 	// Engine made the rendered script: Python Jinja2, as production, or
 	// gonja where Python Jinja2 is missing (for the report's notes).
 	Engine jinja.Engine
@@ -129,9 +135,26 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	}
 	vars[config.BaseCommitVar] = baseSHA
 	r, err := checks.RenderTemplate(ctx, trees, cfg, rc.Template, rev, checks.RenderOptions{Vars: vars})
+	// A template that names the task's base commit otherwise gets the
+	// fixture's sha under that name too.
+	if more := baseSHAVars(string(r.Source)); err == nil && len(more) > 0 {
+		for _, name := range more {
+			if _, given := rc.Vars[name]; !given {
+				vars[name] = baseSHA
+			}
+		}
+		r, err = checks.RenderTemplate(ctx, trees, cfg, rc.Template, rev, checks.RenderOptions{Vars: vars})
+	}
 	if err != nil {
 		repoPath := r.Path
 		switch {
+		case errors.Is(err, checks.ErrTemplateName) && !rc.Explicit:
+			// The default names datasmith's group, and locate found no step
+			// in the repository's own groups.
+			return nil, &stop{conclusion: checks.Skipped, noFile: true,
+				title: "The restore check is skipped: no shell template of the config's groups has a restore step.",
+				finding: &checks.Finding{Level: checks.LevelWarning, Title: "No restore step found",
+					Message: fmt.Sprintf("No config file names the restore step, the groups have no template %s, and no shell template of theirs holds a grep that filters git's changed paths. Name the step in restore.template and restore.section, or set restore: null.", rc.Template)}}
 		case errors.Is(err, checks.ErrTemplateName):
 			return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
 				finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: err.Error()}}
@@ -168,8 +191,44 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	}
 	if rc.Command == "" {
 		s.Line = lineMatching(string(r.Source), rc.Section.Start)
+		s.Source = string(r.Source)
 	}
 	return s, nil
+}
+
+// jinjaName finds the variables a template prints: {{ name ... }}.
+var jinjaName = regexp.MustCompile(`\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)`)
+
+var (
+	baseSHAName = regexp.MustCompile(`(?i)(base|start|parent|orig).*(commit|sha|rev)|(commit|sha|rev).*(base|start)`)
+	anySHAName  = regexp.MustCompile(`(?i)commit|sha|(^|_)rev`)
+)
+
+// baseSHAVars are the template's variables other than base_commit that
+// hold the task's base commit, by name: those that say base (or start)
+// and commit (or sha, or rev), else the one variable that says commit,
+// sha or rev.
+func baseSHAVars(source string) []string {
+	var named, any []string
+	for _, m := range jinjaName.FindAllStringSubmatch(source, -1) {
+		name := m[1]
+		if name == config.BaseCommitVar || slices.Contains(named, name) || slices.Contains(any, name) {
+			continue
+		}
+		switch {
+		case baseSHAName.MatchString(name):
+			named = append(named, name)
+		case anySHAName.MatchString(name):
+			any = append(any, name)
+		}
+	}
+	if len(named) > 0 {
+		return named
+	}
+	if len(any) == 1 && !strings.Contains(source, "{{ "+config.BaseCommitVar) && !strings.Contains(source, "{{"+config.BaseCommitVar) {
+		return any
+	}
+	return nil
 }
 
 // cutStep makes the step of one rendered script: the section and its
@@ -206,6 +265,7 @@ func cutStep(rendered string, rc *config.Restore, repoPath string) (*Step, *stop
 	}
 	head += s.Prelude.Text
 	s.Script, s.SectionAt = head+sec.Text, strings.Count(head, "\n")+1
+	s.PathsRead = applyStepPaths(s, rc, ReadStepPaths(s.Script))
 	return s, nil
 }
 
@@ -216,6 +276,22 @@ func (s *Step) RenderedLine(fileLine int) int {
 		return 0
 	}
 	return s.SectionLine + fileLine - s.SectionAt
+}
+
+// TemplateLine is the line of the template that rendered line n of the
+// script: the first template line at or after the section start with the
+// same text, else the section start (0 when unknown).
+func (s *Step) TemplateLine(n int) int {
+	want := strings.TrimSpace(strings.Trim(s.lineText(n), "`"))
+	if want == "" || s.Source == "" {
+		return s.Line
+	}
+	for i, l := range strings.Split(s.Source, "\n") {
+		if i+1 >= s.Line && strings.TrimSpace(l) == want {
+			return i + 1
+		}
+	}
+	return s.Line
 }
 
 // configFile is the repository path of the config file, or "" for the

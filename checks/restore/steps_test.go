@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/examples"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
@@ -198,10 +197,21 @@ func TestExampleGoodHeadShowsThePolicyChange(t *testing.T) {
 		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)
 	}
 	if !slices.ContainsFunc(res.Findings, func(f checks.Finding) bool {
-		return f.Level == checks.LevelWarning && f.Title == "The restore policy changes" && f.Path == config.Path &&
+		return f.Level == checks.LevelWarning && f.Title == "The restore policy changes" &&
+			f.Path == "src/datasmith/harbor_adapter/template/tests/test.sh" && f.Line > 0 &&
 			strings.Contains(f.Message, "adds 3 and removes 0")
 	}) {
 		t.Errorf("no warning about the 3 added patterns: %+v", res.Findings)
+	}
+	// The finding points at the template line of the grep that reads the
+	// list.
+	for _, f := range res.Findings {
+		if f.Title == "The restore policy changes" {
+			src := readExampleTemplate(t, examples.HeadGood, f.Path)
+			if line := strings.Split(src, "\n")[f.Line-1]; !strings.Contains(line, "grep -zE") {
+				t.Errorf("line %d of %s is %q, not the grep", f.Line, f.Path, line)
+			}
+		}
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool {
 		return strings.Contains(n, "Patterns added: `(^|/)tests?/`, `(^|/)test_[^/]*\\.py$`, `(^|/)[^/]*_test\\.py$`. Patterns removed: none.")

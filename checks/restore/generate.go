@@ -1,0 +1,386 @@
+package restore
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/formula-code/template-verify/internal/fixture"
+)
+
+// Generated paths: for each pattern of the policies, paths that match it
+// and near misses that match no pattern. The fixture holds two matching
+// paths of each pattern at the base, and the scenarios edit, add, delete,
+// rename, chmod and commit them. Names get spaces, quotes, non-ASCII
+// letters and glob characters wherever the pattern allows them.
+
+// patternPaths are the generated paths of one pattern.
+type patternPaths struct {
+	Pattern string
+	// Plain and Fancy are in the base tree: Plain has only plain
+	// characters, Fancy the most unusual ones the pattern allows (it may
+	// be Plain when the pattern allows nothing else).
+	Plain, Fancy string
+	// New and New2 match the pattern and are not in the base tree.
+	New, New2 string
+	// Miss and Miss2 match no pattern of either policy: near misses.
+	Miss, Miss2 string
+}
+
+// maxCandidates bounds the strings kept per regular expression node.
+const maxCandidates = 24
+
+// generatePaths makes the paths of each pattern in patterns (in order,
+// each once). taken is the project's tree: a generated path never
+// collides with a file or folder in it. protects tells whether any
+// pattern of either policy matches a path. Patterns that no valid path
+// matches are listed in skipped.
+func generatePaths(patterns []string, taken fixture.Tree, protects func(string) bool) (out []patternPaths, skipped []string) {
+	used := map[string]bool{}
+	mark := func(p string) {
+		used[p] = true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			used[d+"/"] = true
+		}
+	}
+	for p := range taken {
+		mark(p)
+	}
+	done := map[string]bool{}
+	for _, pat := range patterns {
+		if done[pat] {
+			continue
+		}
+		done[pat] = true
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			skipped = append(skipped, pat)
+			continue
+		}
+		var ok []string
+		for _, c := range pathCandidates(pat) {
+			if re.MatchString(c) && validPath(c) && !collides(c, used) {
+				ok = append(ok, c)
+			}
+		}
+		if len(ok) == 0 {
+			skipped = append(skipped, pat)
+			continue
+		}
+		slices.SortStableFunc(ok, func(a, b string) int { return fanciness(a) - fanciness(b) })
+		pp := patternPaths{Pattern: pat, Plain: ok[0], Fancy: ok[len(ok)-1]}
+		mark(pp.Plain)
+		if !collides(pp.Fancy, used) {
+			mark(pp.Fancy)
+		} else {
+			pp.Fancy = pp.Plain
+		}
+		for i := len(ok) - 1; i >= 0; i-- { // the fanciest new paths first
+			c := ok[i]
+			if collides(c, used) {
+				continue
+			}
+			if pp.New == "" {
+				pp.New = c
+				mark(c)
+			} else if pp.New2 == "" {
+				pp.New2 = c
+				mark(c)
+			}
+		}
+		for _, m := range nearMisses(pp.Plain) {
+			if protects(m) || !validPath(m) || collides(m, used) {
+				continue
+			}
+			if pp.Miss == "" {
+				pp.Miss = m
+				mark(m)
+			} else if pp.Miss2 == "" {
+				pp.Miss2 = m
+				mark(m)
+			}
+		}
+		out = append(out, pp)
+	}
+	return out, skipped
+}
+
+// collides reports whether p is taken, is a folder of a taken path, or
+// lies under a taken file. used holds files and, ending in "/", folders.
+func collides(p string, used map[string]bool) bool {
+	if used[p] || used[p+"/"] {
+		return true
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if used[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// validPath reports whether p can be a file in a git work tree that the
+// fixture's .gitignore does not ignore.
+func validPath(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || !utf8.ValidString(p) {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." || seg == ".git" || seg == "__pycache__" || strings.HasSuffix(seg, " ") {
+			return false
+		}
+	}
+	if strings.ContainsAny(p, "\x00\n\r\t\\") || strings.HasSuffix(p, ".pyc") || strings.HasPrefix(p, "build/") {
+		return false
+	}
+	return true
+}
+
+// fanciness scores how unusual a path's characters are.
+func fanciness(p string) int {
+	n := 0
+	for _, r := range p {
+		switch {
+		case r == ' ':
+			n += 3
+		case r > 127:
+			n += 4
+		case strings.ContainsRune(`'"[]*?`, r):
+			n += 5
+		}
+	}
+	return n
+}
+
+// nearMisses are paths close to p that a pattern written for p may miss:
+// a longer folder or file name, another extension, a prefix.
+func nearMisses(p string) []string {
+	dir, file := path.Split(p)
+	first, rest, nested := strings.Cut(p, "/")
+	var out []string
+	if nested {
+		out = append(out, first+"x/"+rest, "my"+first+"/"+rest)
+	}
+	out = append(out, dir+"my"+file, dir+file+"x")
+	if ext := path.Ext(file); ext != "" {
+		out = append(out, dir+strings.TrimSuffix(file, ext)+".txt")
+	}
+	return out
+}
+
+// Markers for anchors in generated strings.
+const (
+	beginMark = '\x01'
+	endMark   = '\x02'
+)
+
+// pathCandidates are strings built from the pattern's syntax tree, made
+// into file paths with folders around them. Not all of them match: the
+// caller checks each with the compiled pattern.
+func pathCandidates(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range gen(re.Simplify()) {
+		begin := strings.IndexRune(s, beginMark)
+		end := strings.IndexRune(s, endMark)
+		if begin > 0 && strings.Trim(s[:begin], string(beginMark)) != "" {
+			continue // an anchor in the middle
+		}
+		if end >= 0 && strings.Trim(s[end:], string(endMark)) != "" {
+			continue
+		}
+		core := strings.NewReplacer(string(beginMark), "", string(endMark), "").Replace(s)
+		prefixes := []string{"", "pkg/", "nested dir é/"}
+		if begin >= 0 {
+			prefixes = []string{""}
+		}
+		suffixes := []string{"", "f.py", "sp ace é [1].py", "it's.txt"}
+		if end >= 0 {
+			suffixes = []string{""}
+		}
+		for _, pre := range prefixes {
+			for _, suf := range suffixes {
+				c := pre + core
+				if strings.HasPrefix(core, "/") {
+					c = strings.TrimSuffix(pre, "/") + core
+					if pre == "" {
+						c = "nested" + core
+					}
+				}
+				if suf != "" && !strings.HasSuffix(c, "/") {
+					// The pattern makes a name, and more may follow it.
+					out = append(out, c+nameSuffix[suf])
+					continue
+				}
+				out = append(out, c+suf)
+			}
+		}
+	}
+	return out
+}
+
+// nameSuffix continues a file name that a pattern does not end.
+var nameSuffix = map[string]string{"f.py": "_x.txt", "sp ace é [1].py": " é [1].md", "it's.txt": "'s.txt"}
+
+// gen lists strings that the node may match, at most maxCandidates.
+func gen(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}
+	case syntax.OpCharClass:
+		return classChars(re.Rune)
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return []string{"x", " ", "é"}
+	case syntax.OpBeginLine, syntax.OpBeginText:
+		return []string{string(beginMark)}
+	case syntax.OpEndLine, syntax.OpEndText:
+		return []string{string(endMark)}
+	case syntax.OpCapture:
+		return gen(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		return capped(append([]string{""}, gen(re.Sub[0])...))
+	case syntax.OpPlus:
+		return gen(re.Sub[0])
+	case syntax.OpRepeat:
+		sub := gen(re.Sub[0])
+		var out []string
+		for _, s := range sub {
+			out = append(out, strings.Repeat(s, max(re.Min, 1)))
+		}
+		if re.Min == 0 {
+			out = append([]string{""}, out...)
+		}
+		return capped(out)
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			var next []string
+			for _, a := range out {
+				for _, b := range gen(sub) {
+					next = append(next, a+b)
+				}
+			}
+			out = capped(next)
+		}
+		return out
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			out = append(out, gen(sub)...)
+		}
+		return capped(out)
+	}
+	return nil
+}
+
+// classChars picks from a character class a plain character and the
+// unusual ones it allows, never a slash or a control character unless
+// the class has nothing else.
+func classChars(ranges []rune) []string {
+	in := func(r rune) bool {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= r && r <= ranges[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, r := range []rune{'x', 'a', 'z', '0', '_', '-', '.', ' ', 'é', '\'', '['} {
+		if in(r) {
+			out = append(out, string(r))
+		}
+	}
+	if len(out) == 0 && len(ranges) >= 2 {
+		out = append(out, string(ranges[0]))
+	}
+	return out
+}
+
+// capped keeps the first maxCandidates distinct strings, always with the
+// last one (often the most unusual).
+func capped(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) > maxCandidates {
+		out = append(out[:maxCandidates-1], out[len(out)-1])
+	}
+	return out
+}
+
+// withGenerated is the project tree plus the base files of the generated
+// paths.
+func withGenerated(project fixture.Tree, gp []patternPaths) fixture.Tree {
+	t := project.Clone()
+	for i, pp := range gp {
+		t[pp.Plain] = fixture.File(fmt.Sprintf("protected sample %d (plain name)\n", i+1))
+		if pp.Fancy != pp.Plain {
+			t[pp.Fancy] = fixture.File(fmt.Sprintf("protected sample %d (unusual name)\n", i+1))
+		}
+	}
+	return t
+}
+
+// policyScenarios are two scenarios per pattern, from its generated
+// paths: one that leaves its edits in the work tree (an edit, an added
+// file, a near miss, a mode change) and one that commits (a file turned
+// into a symlink, an added file, a rename to a near miss).
+func policyScenarios(gp []patternPaths) []Scenario {
+	var out []Scenario
+	for i, pp := range gp {
+		n := i + 1
+		work := []Edit{write(pp.Plain, fmt.Sprintf("changed by the agent %d\n", n))}
+		if pp.New != "" {
+			work = append(work, write(pp.New, "added by the agent\n"))
+		}
+		if pp.Miss != "" {
+			work = append(work, write(pp.Miss, "a near miss: kept\n"))
+		}
+		if pp.Fancy != pp.Plain {
+			work = append(work, chmod(pp.Fancy, "+x"))
+		}
+		out = append(out, Scenario{Name: fmt.Sprintf("pattern-%d-work-tree", n), Edits: work})
+		hist := []Edit{symlink(pp.Plain, "elsewhere.txt")}
+		if pp.New2 != "" {
+			hist = append(hist, write(pp.New2, "committed by the agent\n"))
+		}
+		hist = append(hist, write("src/pkg/core.py", fixCore), add("."), commit(fmt.Sprintf("agent: pattern %d", n)))
+		switch {
+		case pp.Fancy != pp.Plain && pp.Miss2 != "":
+			hist = append(hist, move(pp.Fancy, pp.Miss2))
+		case pp.Fancy != pp.Plain:
+			hist = append(hist, del(pp.Fancy))
+		}
+		out = append(out, Scenario{Name: fmt.Sprintf("pattern-%d-committed", n), Edits: hist})
+	}
+	return out
+}
+
+// generatedNewPaths are the new paths of the generated patterns, for the
+// random sets.
+func generatedNewPaths(gp []patternPaths) []string {
+	var out []string
+	for _, pp := range gp {
+		for _, p := range []string{pp.New, pp.New2, pp.Miss, pp.Miss2} {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
