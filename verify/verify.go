@@ -241,6 +241,13 @@ func baseRan(ctx context.Context, repo gitx.Repo, rev string, base *config.Confi
 		return true
 	case base.Disabled(name):
 		return false
+	case name == "restore" && !base.Restore.Explicit && base.Source != config.Default().Source:
+		// A config file with its own groups keeps the default restore
+		// block, which names datasmith's group: where the groups have no
+		// such group, the base ran no restore check of its own. (A step
+		// the check finds elsewhere in the groups is not counted here.)
+		_, _, err := base.ResolveTemplate(base.Restore.Template)
+		return err == nil
 	case base.Source != config.Default().Source:
 		return true
 	}

@@ -136,8 +136,9 @@ func TestNullBlockInThePRIsNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// cfgA replaces the groups, so the default restore block (which names
-	// the datasmith group) is dropped at base too: both sides have none.
+	// cfgA replaces the groups; the default restore block it keeps names
+	// the datasmith template, which the base does not have: the base ran
+	// no restore check, so the PR's null block is skipped.
 	if got := conclusions(rep.Results)["restore"]; got != checks.Skipped {
 		t.Fatalf("restore = %s, want skipped when neither side has a restore block", got)
 	}
