@@ -306,9 +306,12 @@ class Deriver:
                     vals = self.ev.values(default, Scope(m, default), fname)
                 except Unresolved:
                     vals = None
-            vals = vals or self.ev.sample(ann, fname, Scope(m, cls[1]))
-            if ann is not None and ("None" in ast.unparse(ann) or "Optional" in ast.unparse(ann)):
-                vals = uniq(vals + [None])
+            if not vals or vals == [None]:
+                # No default, or None: the type's samples (None included
+                # where the type is optional) and the default itself.
+                vals = uniq(self.ev.sample(ann, fname, Scope(m, cls[1])) + (vals or []))
+            elif self.ev._is_bool(ann):
+                vals = uniq(vals + [True, False])
             out[fname] = {"values": [jsonable(v) for v in uniq(vals)], "type": ast.unparse(ann) if ann is not None else ""}
         return True
 

@@ -30,7 +30,7 @@ class GlobVal:
 
 def example(name):
     n = (name or "value").lower()
-    if "sha" in n or "commit" in n:
+    if "sha" in n or "commit" in n or n.endswith("rev"):
         return SHA_SAMPLE
     return "example-" + (name or "value").replace("_", "-")
 
