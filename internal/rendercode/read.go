@@ -215,7 +215,7 @@ func goValue(v any) any {
 }
 
 var (
-	fromImport  = regexp.MustCompile(`(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w\s,*]+)`)
+	fromImport  = regexp.MustCompile(`(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)`)
 	plainImport = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+([\w.]+)`)
 	jinjaImport = regexp.MustCompile(`(?m)^[ \t]*(from[ \t]+jinja2[\w.]*[ \t]+import|import[ \t]+jinja2)`)
 )
@@ -296,7 +296,7 @@ func imports(p string, src []byte, index map[string][]string) []string {
 			mod = strings.ReplaceAll(path.Join(dir, strings.TrimLeft(mod, ".")), "/", ".")
 		}
 		mods = append(mods, mod)
-		for _, name := range strings.FieldsFunc(string(m[2]), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '(' }) {
+		for _, name := range strings.FieldsFunc(string(m[2]), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ')' || r == '\\' }) {
 			if name != "*" && name != "as" {
 				mods = append(mods, mod+"."+name)
 			}

@@ -103,13 +103,13 @@ class Evaluator:
                     out.append(norm(p))
                 return out
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div):
-            return [norm(posixpath.join(a, b)) for a in self.paths(e.left, sc, d + 1) for b in self.paths(e.right, sc, d + 1)]
+            return [norm(posixpath.join(a, b)) for a in self.paths(e.left, sc, d + 1) for b in self.part(e.right, sc, d + 1)]
         if isinstance(e, ast.Call):
             fn = last(e.func)
             recv = e.func.value if isinstance(e.func, ast.Attribute) else None
             if fn in PATH_CALLS:
                 if e.args:
-                    parts = [self.paths(a, sc, d + 1) for a in e.args]
+                    parts = [self.paths(e.args[0], sc, d + 1)] + [self.part(a, sc, d + 1) for a in e.args[1:]]
                     out = parts[0]
                     for more in parts[1:]:
                         out = [norm(posixpath.join(a, b)) for a in out for b in more]
@@ -121,16 +121,22 @@ class Evaluator:
             if fn == "join" and e.args and dotted(e.func) in ("os.path.join", "path.join", "posixpath.join"):
                 out = self.paths(e.args[0], sc, d + 1)
                 for a in e.args[1:]:
-                    more = self.paths(a, sc, d + 1)
+                    more = self.part(a, sc, d + 1)
                     out = [norm(posixpath.join(x, y)) for x in out for y in more]
                 return out
             if fn == "joinpath" and recv is not None:
                 out = self.paths(recv, sc, d + 1)
                 for a in e.args:
-                    more = self.paths(a, sc, d + 1)
+                    more = self.part(a, sc, d + 1)
                     out = [norm(posixpath.join(x, y)) for x in out for y in more]
                 return out
         raise Unresolved("%s is not a static path" % ast.unparse(e)[:80])
+
+    def part(self, e, sc, d):
+        """A path component: a constant as it is ("..", "x"), else a path."""
+        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+            return [e.value]
+        return self.paths(e, sc, d)
 
     # ---------- loops ----------
 
@@ -217,6 +223,7 @@ class Evaluator:
         if p is not None:
             _, ann, default = p
             vals = []
+            assigned = sc.local_assigns(e.id)
             if default is not None:
                 try:
                     vals = self.values(default, sc, name, d + 1)
@@ -226,9 +233,10 @@ class Evaluator:
                 vals = self.sample(ann, name, sc)
             if self._is_bool(ann) or any(isinstance(v, bool) for v in vals):
                 vals += [True, False]
-            if default is not None and _is_none(default) and ann is not None:
+            if default is not None and _is_none(default) and ann is not None and not assigned:
+                # None by default: the callers that pass a value pass the
+                # annotated type.
                 vals = self.sample(ann, name, sc) + vals
-            assigned = sc.local_assigns(e.id)
             if assigned or sc.guarded(e.id):
                 # "if rounds is None: rounds = 5" or "if issues:": None does
                 # not reach the render.
