@@ -144,7 +144,14 @@ func entry(t *testing.T, g config.Group, p string) config.Template {
 
 func TestConfigFallsBackWithoutRenderCode(t *testing.T) {
 	python(t)
-	r, sha := commit(t, map[string]string{"tool.py": "print('no templates here')\n"})
+	// An environment in test code says what a test renders, not what
+	// production renders.
+	r, sha := commit(t, map[string]string{
+		"tool.py":            "print('no templates here')\n",
+		"tests/test_tpl.py":  "import jinja2\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader('tpl'))\n",
+		"pkg/conftest.py":    "import jinja2\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader('tpl'))\n",
+		"pkg/render_test.py": "import jinja2\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader('tpl'))\n",
+	})
 	cfg := Config(context.Background(), r.Repo, sha)
 	if !reflect.DeepEqual(cfg.Groups, config.Default().Groups) {
 		t.Errorf("groups %+v, want the built-in ones", cfg.Groups)

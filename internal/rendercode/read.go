@@ -223,8 +223,11 @@ var (
 // renderFiles returns the Python files to read: those that import jinja2,
 // the files they import, and the files that import them (one step each
 // way: the dataclasses and constants they use, the callers that copy files
-// and pass variables), at most maxFiles, in path order.
+// and pass variables), at most maxFiles, in path order. Test code is not
+// render code: an environment a test builds says what the test renders,
+// not what production renders (isTestFile).
 func renderFiles(sources map[string][]byte, pyPaths []string) []string {
+	pyPaths = slices.DeleteFunc(slices.Clone(pyPaths), isTestFile)
 	var jinja []string
 	for _, p := range pyPaths {
 		if jinjaImport.Match(sources[p]) {
@@ -265,6 +268,16 @@ func renderFiles(sources map[string][]byte, pyPaths []string) []string {
 		slices.Sort(out)
 	}
 	return out
+}
+
+// isTestFile reports whether p is test code: test_*.py, *_test.py,
+// conftest.py, or a file under a folder named tests or test.
+func isTestFile(p string) bool {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" {
+		return true
+	}
+	return slices.ContainsFunc(strings.Split(path.Dir(p), "/"), func(d string) bool { return d == "tests" || d == "test" })
 }
 
 // suffixIndex maps every path suffix that starts after a "/" (and each

@@ -35,8 +35,7 @@ func (f *Found) Suite(groups []config.Group) (config.Suite, bool) {
 	}
 	var files []string
 	for _, p := range f.pyPaths() {
-		base := path.Base(p)
-		if !(strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py")) {
+		if base := path.Base(p); !(strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py")) {
 			continue
 		}
 		src := f.Sources[p]
