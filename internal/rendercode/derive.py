@@ -47,6 +47,20 @@ class Deriver:
                     self.envs[id(n)] = rec
                     self.env_list.append(rec)
 
+    def find_extensions(self):
+        """Notes on filters, tests and globals that the render code adds to
+        an environment: the tool's renderers do not have them."""
+        for m in self.prog.modules:
+            for n in ast.walk(m.tree):
+                if not isinstance(n, ast.Assign):
+                    continue
+                for t in n.targets:
+                    if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) and t.value.attr in ("filters", "tests", "globals")
+                            and isinstance(t.slice, ast.Constant) and self.env_of(t.value.value, Scope(m, n)) is not None):
+                        env = self.env_of(t.value.value, Scope(m, n))
+                        env["notes"].append("%s adds the %s %s to the environment at %s; template-verify renders without it" % (
+                            m.where(n), t.value.attr[:-1], t.slice.value, env["where"]))
+
     def _is_jinja(self, m, func):
         d = dotted(func)
         if d.startswith("jinja2."):
@@ -444,7 +458,7 @@ def main():
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             errors.append({"file": path, "error": "%s: %s" % (type(exc).__name__, exc)})
     d = Deriver(Program(modules, req.get("py_paths", [])))
-    for step in (d.find_envs, d.find_sites, d.find_copies):
+    for step in (d.find_envs, d.find_extensions, d.find_sites, d.find_copies):
         try:
             step()
         except RecursionError as exc:

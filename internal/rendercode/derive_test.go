@@ -83,6 +83,9 @@ func TestConfigFromHarborShapedRenderCode(t *testing.T) {
 	if want := []string{"env/entry.sh", "notes.md", "tests/parse.py", "tests/runner.py"}; !slices.Equal(harbor.Copy, want) {
 		t.Errorf("copy %v, want %v", harbor.Copy, want)
 	}
+	if !slices.Equal(harbor.Exclude, []string{PythonFiles}) {
+		t.Errorf("exclude %v: no render call loads a .py file", harbor.Exclude)
+	}
 	last := harbor.Templates[len(harbor.Templates)-1]
 	if last.Path != CatchAll || last.Vars["owner"] != "example-owner" || last.Vars["base"] != "example-base" {
 		t.Errorf("catch-all entry %+v", last)

@@ -14,6 +14,10 @@ import (
 // environment's render calls pass (the first value of each).
 const CatchAll = "**"
 
+// PythonFiles is the exclude glob of a derived group whose render calls
+// load no .py template.
+const PythonFiles = "**/*.py"
+
 // Groups turns what the helper found into template groups, one per loader
 // root, in the order the environments were found, and says what it could
 // not resolve.
@@ -63,6 +67,11 @@ func (f *Found) Groups() ([]config.Group, []string) {
 			var missing []string
 			g.Templates, missing = templates(sites, root, files)
 			notes = append(notes, missing...)
+			if !slices.ContainsFunc(sites, func(s Site) bool { return path.Ext(s.Template) == ".py" || path.Ext(s.Glob) == ".py" }) {
+				// Python under a root that no render call loads is code
+				// (a helper, a package file), not a template.
+				g.Exclude = []string{PythonFiles}
+			}
 			groups = append(groups, g)
 		}
 	}

@@ -309,7 +309,9 @@ func imports(p string, src []byte, index map[string][]string) []string {
 			mod = strings.ReplaceAll(path.Join(dir, strings.TrimLeft(mod, ".")), "/", ".")
 		}
 		mods = append(mods, mod)
-		for _, name := range strings.FieldsFunc(string(m[2]), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ')' || r == '\\' }) {
+		for _, name := range strings.FieldsFunc(string(m[2]), func(r rune) bool {
+			return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ')' || r == '\\'
+		}) {
 			if name != "*" && name != "as" {
 				mods = append(mods, mod+"."+name)
 			}
