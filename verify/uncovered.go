@@ -31,9 +31,10 @@ var jinjaSyntax = regexp.MustCompile(`(?:^|[^$])\{\{-?\s*[A-Za-z_][^{}\n]*\}\}|\
 // uncovered returns, in path order, the files the change adds or modifies
 // that look like templates and that no group of cfgs covers: a file named
 // .j2, .jinja or .jinja2 anywhere, or a file with Jinja syntax next to a
-// loader root (under the root's parent folder) or under the folder of a
-// render module. A file under a group's root is covered, whatever the
-// group does with it (render, copy, exclude).
+// loader root (under the root's parent folder, the root included) or under
+// the folder of a render module. A group covers a file under its root that
+// a template entry selects, that it copies or excludes, or that a
+// selected template includes.
 func uncovered(ctx context.Context, p *plan.Plan, cfgs ...*config.Config) []string {
 	var roots, near []string
 	for _, c := range cfgs {
@@ -55,12 +56,18 @@ func uncovered(ctx context.Context, p *plan.Plan, cfgs ...*config.Config) []stri
 	for _, r := range roots {
 		near = append(near, path.Dir(r))
 	}
+	via := map[string]bool{} // included files a selected template renders
+	for _, t := range p.Templates {
+		for _, v := range t.Via {
+			via[v] = true
+		}
+	}
 	covered := func(f string) bool {
 		for _, c := range cfgs {
 			if c == nil {
 				continue
 			}
-			if _, _, ok := c.GroupOf(f); ok {
+			if g, rel, ok := c.GroupOf(f); ok && (len(g.TemplateFor(rel)) > 0 || g.Copied(rel) || excluded(g, rel) || via[rel]) {
 				return true
 			}
 		}
@@ -98,6 +105,15 @@ func uncovered(ctx context.Context, p *plan.Plan, cfgs ...*config.Config) []stri
 	}
 	slices.Sort(out)
 	return out
+}
+
+func excluded(g *config.Group, rel string) bool {
+	for _, ex := range g.Exclude {
+		if config.MatchGlob(ex, rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // markUncovered makes the render result "not run" when files are
@@ -148,6 +164,7 @@ func advice(files []string, cfgPath string) string {
 		}
 		fmt.Fprintf(&b, "`{name: %s, root: %s, jinja: {strict_undefined: true}, templates: [{path: \"**\", vars: {...}}]}`", groupNameOf(d), d)
 	}
+	b.WriteString(". A file under the root of a group needs a `templates:` entry whose path matches it, or a `copy:` or `exclude:` entry")
 	b.WriteString(". Or render them from a jinja2.Environment whose FileSystemLoader names that folder.")
 	return b.String()
 }

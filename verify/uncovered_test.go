@@ -26,12 +26,14 @@ func TestTemplatesNoGroupCoversAreNotRun(t *testing.T) {
 		{"a GitHub Actions expression", map[string]string{"tools/ci.sh": "echo ${{ github.sha }}\n"}, nil},
 		{"a Python file", map[string]string{"tools/gen.py": "s = '{{ x }}'\n"}, nil},
 		{"a file under a root", map[string]string{"tools/tpl/new.sh.j2": "{{ x }}\n"}, nil},
+		{"a file under a root that no entry selects", map[string]string{"tools/tpl2/x.md": "{{ x }}\n"}, []string{"tools/tpl2/x.md"}},
+		{"a file under a root the group excludes", map[string]string{"tools/tpl2/skip/x.md": "{{ x }}\n"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := gittest.New(t)
-			r.Write(map[string]string{".github/template-verify.yml": "version: 1\ngroups:\n  - {name: t, root: tools/tpl, templates: [{path: '**'}]}\n", "tools/tpl/a.sh": "a\n"})
+			r.Write(map[string]string{".github/template-verify.yml": "version: 1\ngroups:\n  - {name: t, root: tools/tpl, templates: [{path: '**'}]}\n  - {name: u, root: tools/tpl2, templates: [{path: '*.sh'}], exclude: ['skip/**']}\n", "tools/tpl/a.sh": "a\n"})
 			r.Commit("base")
 			r.Git("checkout", "-q", "-b", "pr")
 			r.Write(c.files)
