@@ -301,3 +301,34 @@ func wantGlobs(t *testing.T, f *Found, globs ...string) {
 		t.Errorf("globs %v, want %v (notes %v)", got, globs, f.Notes)
 	}
 }
+
+// BenchmarkRead measures one reading of the harbor-shaped fixture: the
+// tree listing, the blobs and one run of the Python helper.
+func BenchmarkRead(b *testing.B) {
+	py, _, ok := jinja.FindPython(context.Background())
+	if !ok {
+		b.Skip("no python3 with jinja2")
+	}
+	r := gittest.New(b)
+	files := map[string]string{}
+	err := filepath.WalkDir("testdata/harbor_shape", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel("testdata/harbor_shape", p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Write(files)
+	sha := r.Commit("render code")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Read(context.Background(), r.Repo, sha, py); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
