@@ -31,6 +31,9 @@ var scopeScript string
 //go:embed values.py
 var valuesScript string
 
+//go:embed envs.py
+var envsScript string
+
 //go:embed derive.py
 var deriveScript string
 
@@ -159,7 +162,7 @@ func run(ctx context.Context, python string, body []byte, f *Found) error {
 	}
 	defer os.RemoveAll(dir)
 	out := sandbox.Run(ctx, sandbox.Spec{
-		Args:      []string{python, "-I", "-c", scopeScript + "\n" + valuesScript + "\n" + deriveScript, strconv.FormatInt(Memory, 10)},
+		Args:      []string{python, "-I", "-c", scopeScript + "\n" + valuesScript + "\n" + envsScript + "\n" + deriveScript, strconv.FormatInt(Memory, 10)},
 		Dir:       dir,
 		Env:       []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
 		Stdin:     bytes.NewReader(body),

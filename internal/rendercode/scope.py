@@ -1,8 +1,8 @@
-"""Static reading of Python render code for template-verify (part 1 of 2).
+"""Static reading of Python render code for template-verify (part 1 of 4).
 
-Go runs this file followed by derive.py with python3 -I in the sandbox.
-Nothing of the repository is imported or run: the sources are parsed with
-ast and read. This part holds the model of the analysed modules: their
+Go runs this file followed by values.py, envs.py and derive.py with
+python3 -I in the sandbox. Nothing of the repository is imported or run:
+the sources are parsed with ast and read. This part holds the model of the analysed modules: their
 module-level names, functions, classes and dataclasses, and the scope of a
 node (module, class, function, enclosing loops).
 """

@@ -1,4 +1,4 @@
-"""Static reading of Python render code for template-verify (part 2 of 3).
+"""Static reading of Python render code for template-verify (part 2 of 4).
 
 Evaluation: paths (loader roots, copied files), variable values (constants,
 parameter defaults, samples from annotations and dataclasses) and loop
