@@ -40,6 +40,9 @@ type Config struct {
 
 	// Source is the file the configuration came from, or "(defaults)".
 	Source string `yaml:"-"`
+	// Derived says what was read from the render code when there is no
+	// config file (see defaults.go); nil for a config file.
+	Derived *Derivation `yaml:"-"`
 }
 
 // Group is a set of templates that share one Jinja environment.
@@ -60,6 +63,9 @@ type Group struct {
 	// verbatim: never rendered, but a change to them still runs the pytest
 	// suites and the runner scenarios (see render.go).
 	Copy []string `yaml:"copy"`
+	// Where is the "file:line" of the jinja2.Environment a derived group
+	// comes from; empty for a group of a config file or the defaults.
+	Where string `yaml:"-"`
 }
 
 // Jinja holds the environment options, named as in Python Jinja2.

@@ -23,8 +23,25 @@ var (
 	}
 )
 
-// Default returns the configuration used when the repository has no
-// .github/template-verify.yml. It fits the datasmith layout: the harbor task
+// Derivation is what a configuration without a config file read from the
+// repository's Python render code (package internal/rendercode).
+type Derivation struct {
+	// RenderFiles are the Python files that build a jinja2.Environment or
+	// render a template.
+	RenderFiles []string
+	// Roots are the loader roots found, resolved or not in a group.
+	Roots []string
+	// Notes say what could not be read or resolved.
+	Notes []string
+	// Fallback is true when the render code gives no group, so the
+	// built-in datasmith groups below apply.
+	Fallback bool
+}
+
+// Default returns the built-in configuration. A repository without
+// .github/template-verify.yml gets it with the groups, the pytest suite and
+// the restore template derived from its render code (verify.LoadConfigAt);
+// the groups below apply only when that finds none. They fit the datasmith layout: the harbor task
 // templates (StrictUndefined, keep_trailing_newline) and the prompt
 // templates (trim_blocks, lstrip_blocks, default undefined).
 func Default() *Config {

@@ -19,6 +19,7 @@ import (
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/rendercode"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
@@ -128,7 +129,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	selectors := []*config.Config{baseCfg, policy.Config}
 	if baseCfg == nil {
-		selectors[0] = config.Default()
+		selectors[0] = rendercode.Config(ctx, repo, p.MergeBase)
 	}
 	eff, added, dropped, err := widen(ctx, p, cfg, selectors...)
 	if err != nil {
@@ -153,7 +154,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if note != "" {
 		rep.Notes = append([]string{note}, rep.Notes...)
 	}
-	if p.Empty() && !anyOtherWork(p, baseCfg, eff, opts.Checks, opts.Only) {
+	rep.Notes = append(rep.Notes, rendercode.Where(cfg)...)
+	// Files that look like templates and that no group covers are never
+	// a silent pass: the render result says "not run" and names them.
+	notCovered := uncovered(ctx, p, eff, baseCfg, policy.Config)
+	if p.Empty() && len(notCovered) == 0 && !anyOtherWork(p, baseCfg, eff, opts.Checks, opts.Only) {
 		rep.Overall = checks.Success
 		rep.Notes = append(rep.Notes, fmt.Sprintf("No template changed between %s and %s, so there is nothing to verify.", opts.Base, opts.Head))
 		rep.Duration = time.Since(start)
@@ -198,6 +203,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	render.DumpTo(run, opts.DumpRenders)
 	runner := &checks.Runner{Timeout: func(check string) time.Duration { return policy.Limit(cfg, check) }, Progress: opts.Progress}
 	results = append(runner.Run(ctx, in, run), disabled...)
+	results = markUncovered(results, notCovered, cfgPath)
 	attachScope(results, scope)
 	rep.Results = results
 	rep.Overall = checks.Overall(results)
@@ -308,15 +314,17 @@ func LoadConfig(ctx context.Context, repo gitx.Repo, rev string) (*config.Config
 	return LoadConfigAt(ctx, repo, rev, config.Path)
 }
 
-// LoadConfigAt reads the config file at path (a repository path) at rev, or
-// returns the defaults when the file is not there.
+// LoadConfigAt reads the config file at path (a repository path) at rev (a
+// commit sha). When the file is not there, the configuration is derived
+// from the render code at rev (rendercode.Config), with the built-in
+// defaults as the fallback.
 func LoadConfigAt(ctx context.Context, repo gitx.Repo, rev, path string) (*config.Config, error) {
 	data, ok, err := repo.ReadFile(ctx, rev, path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", path, rev, err)
 	}
 	if !ok {
-		return config.Default(), nil
+		return rendercode.Config(ctx, repo, rev), nil
 	}
 	cfg, err := config.Decode(path, data)
 	if err != nil {

@@ -1,0 +1,232 @@
+package rendercode
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/formula-code/template-verify/config"
+)
+
+// CatchAll is the glob of the last template entry of a derived group: a
+// file under the root that no render call names gets every variable the
+// environment's render calls pass (the first value of each).
+const CatchAll = "**"
+
+// PythonFiles is the exclude glob of a derived group whose render calls
+// load no .py template.
+const PythonFiles = "**/*.py"
+
+// Groups turns what the helper found into template groups, one per loader
+// root, in the order the environments were found, and says what it could
+// not resolve.
+func (f *Found) Groups() ([]config.Group, []string) {
+	var groups []config.Group
+	var notes []string
+	files := map[string]bool{}
+	for _, p := range f.Tree {
+		files[p] = true
+	}
+	names := map[string]bool{}
+	roots := map[string]string{} // root -> where
+	for i, env := range f.Envs {
+		notes = append(notes, env.Unresolved...)
+		notes = append(notes, env.Notes...)
+		if len(env.Roots) == 0 {
+			continue
+		}
+		var sites []Site
+		for _, s := range f.Sites {
+			if s.Env == i {
+				sites = append(sites, s)
+			}
+		}
+		for _, root := range env.Roots {
+			if w, ok := roots[root]; ok {
+				notes = append(notes, fmt.Sprintf("%s: the loader root %s is also the root of the environment at %s; the first one is used", env.Where, root, w))
+				continue
+			}
+			roots[root] = env.Where
+			if !hasFileUnder(f.Tree, root) {
+				notes = append(notes, fmt.Sprintf("%s: the loader root %s holds no file", env.Where, root))
+			}
+			g := config.Group{
+				Name:  groupName(root, names),
+				Root:  root,
+				Where: env.Where,
+				Jinja: config.Jinja{
+					StrictUndefined:     env.Opts["strict_undefined"],
+					KeepTrailingNewline: env.Opts["keep_trailing_newline"],
+					TrimBlocks:          env.Opts["trim_blocks"],
+					LstripBlocks:        env.Opts["lstrip_blocks"],
+					Autoescape:          env.Opts["autoescape"],
+				},
+				Copy: copiesUnder(f.Copies, root, f.Tree),
+			}
+			var missing []string
+			g.Templates, missing = templates(sites, root, files)
+			notes = append(notes, missing...)
+			if !slices.ContainsFunc(sites, func(s Site) bool { return path.Ext(s.Template) == ".py" || path.Ext(s.Glob) == ".py" }) {
+				// Python under a root that no render call loads is code
+				// (a helper, a package file), not a template.
+				g.Exclude = []string{PythonFiles}
+			}
+			groups = append(groups, g)
+		}
+	}
+	for _, s := range f.Sites {
+		notes = append(notes, s.Notes...)
+	}
+	notes = append(notes, f.Notes...)
+	for _, e := range f.Errors {
+		notes = append(notes, fmt.Sprintf("%s does not parse: %s", e.File, e.Error))
+	}
+	return groups, dedupe(notes)
+}
+
+// templates merges the render sites of one environment into template
+// entries, one per loaded name or glob in the order first seen, and the
+// catch-all entry last. missing says which sites load a template that is
+// not under root.
+func templates(sites []Site, root string, files map[string]bool) ([]config.Template, []string) {
+	type entry struct {
+		path string
+		vars map[string][]any
+		keys []string
+	}
+	var entries []*entry
+	byPath := map[string]*entry{}
+	all := &entry{path: CatchAll, vars: map[string][]any{}}
+	var missing []string
+	for _, s := range sites {
+		p := s.Template
+		if p == "" {
+			p = s.Glob
+		}
+		if p == "" {
+			continue
+		}
+		if s.Template != "" && !files[path.Join(root, s.Template)] {
+			missing = append(missing, fmt.Sprintf("%s loads %s, which is not in %s", s.Where, s.Template, root))
+		}
+		e, ok := byPath[p]
+		if !ok {
+			e = &entry{path: p, vars: map[string][]any{}}
+			byPath[p] = e
+			entries = append(entries, e)
+		}
+		for _, k := range sortedKeys(s.Vars) {
+			for _, into := range []*entry{e, all} {
+				if _, ok := into.vars[k]; !ok {
+					into.keys = append(into.keys, k)
+				}
+				if into == all && len(into.vars[k]) > 0 {
+					continue // the catch-all takes the first value only
+				}
+				into.vars[k] = appendNew(into.vars[k], s.Vars[k].Values...)
+			}
+		}
+	}
+	entries = append(entries, all)
+	out := make([]config.Template, 0, len(entries))
+	for _, e := range entries {
+		t := config.Template{Path: e.path, Vars: map[string]any{}}
+		for _, k := range e.keys {
+			vals := e.vars[k]
+			switch {
+			case len(vals) == 1:
+				t.Vars[k] = vals[0]
+			case len(vals) > 1:
+				if t.Matrix == nil {
+					t.Matrix = map[string][]any{}
+				}
+				t.Matrix[k] = vals
+			}
+		}
+		out = append(out, t)
+	}
+	return out, missing
+}
+
+// copiesUnder returns the copied files under root as globs relative to it
+// (a copied folder as "folder/**").
+func copiesUnder(copies []Copy, root string, tree []string) []string {
+	var out []string
+	for _, c := range copies {
+		rel, ok := strings.CutPrefix(c.Path, root+"/")
+		if !ok {
+			continue
+		}
+		if !slices.Contains(tree, c.Path) && hasFileUnder(tree, c.Path) {
+			rel += "/**"
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func hasFileUnder(tree []string, dir string) bool {
+	for _, p := range tree {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// groupName names a group after the last folder of its root, or the last
+// two joined with "-" (and a number after that) when a group has it.
+func groupName(root string, taken map[string]bool) string {
+	parts := strings.Split(root, "/")
+	name := parts[len(parts)-1]
+	if name == "." || name == "" {
+		name = "top"
+	}
+	if taken[name] && len(parts) > 1 {
+		name = parts[len(parts)-2] + "-" + name
+	}
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d", strings.TrimSuffix(name, fmt.Sprintf("-%d", i-1)), i)
+	}
+	taken[name] = true
+	return name
+}
+
+func appendNew(vals []any, more ...any) []any {
+	for _, v := range more {
+		seen := false
+		for _, x := range vals {
+			if fmt.Sprintf("%#v", x) == fmt.Sprintf("%#v", v) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
