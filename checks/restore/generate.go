@@ -29,6 +29,9 @@ type patternPaths struct {
 	New, New2 string
 	// Miss and Miss2 match no pattern of either policy: near misses.
 	Miss, Miss2 string
+	// Existing is true when Plain is a file of the project itself (no
+	// other path matches the pattern).
+	Existing bool
 }
 
 // maxCandidates bounds the strings kept per regular expression node.
@@ -61,11 +64,29 @@ func generatePaths(patterns []string, taken fixture.Tree, protects func(string) 
 			skipped = append(skipped, pat)
 			continue
 		}
-		var ok []string
+		var ok, existing []string
 		for _, c := range pathCandidates(pat) {
-			if re.MatchString(c) && validPath(c) && !collides(c, used) {
-				ok = append(ok, c)
+			if !re.MatchString(c) || !validPath(c) {
+				continue
 			}
+			if !collides(c, used) {
+				ok = append(ok, c)
+			} else if _, isFile := taken[c]; isFile && !slices.Contains(existing, c) {
+				existing = append(existing, c)
+			}
+		}
+		if len(ok) == 0 && len(existing) > 0 {
+			// Only files the project has match (pyproject.toml): the
+			// scenarios edit, chmod and turn into a symlink that file.
+			pp := patternPaths{Pattern: pat, Plain: existing[0], Fancy: existing[0], Existing: true}
+			for _, m := range nearMisses(pp.Plain) {
+				if !protects(m) && validPath(m) && !collides(m, used) && pp.Miss == "" {
+					pp.Miss = m
+					mark(m)
+				}
+			}
+			out = append(out, pp)
+			continue
 		}
 		if len(ok) == 0 {
 			skipped = append(skipped, pat)
@@ -328,6 +349,9 @@ func capped(list []string) []string {
 func withGenerated(project fixture.Tree, gp []patternPaths) fixture.Tree {
 	t := project.Clone()
 	for i, pp := range gp {
+		if pp.Existing {
+			continue
+		}
 		t[pp.Plain] = fixture.File(fmt.Sprintf("protected sample %d (plain name)\n", i+1))
 		if pp.Fancy != pp.Plain {
 			t[pp.Fancy] = fixture.File(fmt.Sprintf("protected sample %d (unusual name)\n", i+1))

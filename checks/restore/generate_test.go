@@ -78,6 +78,22 @@ func TestGeneratePaths(t *testing.T) {
 	}
 }
 
+// A pattern that only a file of the project matches gets scenarios on
+// that file.
+func TestGeneratePathsUsesTheProjectsOwnFile(t *testing.T) {
+	gp, skipped := generatePaths([]string{`^pyproject\.toml$`}, fixture.Project(), func(p string) bool { return p == "pyproject.toml" })
+	if len(skipped) != 0 || len(gp) != 1 || gp[0].Plain != "pyproject.toml" || !gp[0].Existing || gp[0].New != "" {
+		t.Fatalf("made %+v, skipped %q", gp, skipped)
+	}
+	if tree := withGenerated(fixture.Project(), gp); string(tree["pyproject.toml"].Data) != string(fixture.Project()["pyproject.toml"].Data) {
+		t.Error("the project's own file was replaced")
+	}
+	sc := policyScenarios(gp)
+	if len(sc) != 2 || sc[0].Edits[0].Path != "pyproject.toml" {
+		t.Errorf("scenarios %+v", sc)
+	}
+}
+
 // A pattern that no file path can match is reported, not a crash.
 func TestGeneratePathsSkipsImpossiblePatterns(t *testing.T) {
 	gp, skipped := generatePaths([]string{`^$`, `x\z/`}, fixture.Project(), func(string) bool { return false })
