@@ -8,6 +8,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
 // maxDiffsInMessage is the number of differences a finding's message
@@ -276,7 +277,7 @@ func sandboxNote(outs []Outcome) string {
 	case ran == 0:
 		return "No scenario ran the restore step."
 	case boxed == ran:
-		return "The restore step runs in a bubblewrap sandbox without network. It can write only its scenario folder."
+		return "The restore step runs in a " + sandbox.Label() + " sandbox without network. It can write only its scenario folder."
 	case boxed == 0:
 		return "The restore step runs without a sandbox, because bubblewrap is not usable here or is turned off."
 	}
