@@ -187,15 +187,19 @@ func Backend() string {
 
 // Label names the backend that runs sandboxed commands for a sentence
 // such as "runs in a bubblewrap sandbox": "bubblewrap", "Landlock and
-// seccomp", or "no" when none runs.
+// seccomp" (callers say it only when Available).
 func Label() string {
-	switch current().backend {
-	case BackendBwrap:
-		return "bubblewrap"
-	case BackendLandlock:
+	return LabelOf(current().backend)
+}
+
+// LabelOf is Label for backend; a backend that is not confining (none,
+// or "" from a record that predates Outcome.Backend) is "bubblewrap",
+// the only one there was.
+func LabelOf(backend string) string {
+	if backend == BackendLandlock {
 		return "Landlock and seccomp"
 	}
-	return "no"
+	return "bubblewrap"
 }
 
 // Check returns an error when the mode named a backend that cannot run

@@ -122,9 +122,11 @@ echo started
 		if out.Err != nil || out.ExitCode != 0 || !bytes.Contains(out.Stdout, []byte("started")) {
 			t.Fatalf("err %v, exit %d, stdout %q, stderr %q", out.Err, out.ExitCode, out.Stdout, out.Stderr)
 		}
-		if left := withMarker(t, marker); len(left) > 0 {
+		left := withMarker(t, marker)
+		if len(left) > 0 {
 			t.Errorf("processes outlive the run: %s", strings.Join(left, "; "))
 		}
+		logAttack(t, "leave a setsid or double-forked process", backend, len(left) == 0)
 	})
 }
 
