@@ -114,7 +114,7 @@ func current() chosen {
 	}
 	c := decide(m)
 	choice, choiceMode = &c, m
-	if c.backend == BackendNone {
+	if c.backend == BackendNone && !c.forced { // a forced one stops the command (Check) or each run
 		slog.Warn("code from pull requests runs WITHOUT a sandbox", "sandbox", m, "reason", c.why)
 	}
 	return c
