@@ -207,11 +207,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	attachScope(results, scope)
 	rep.Results = results
 	rep.Overall = checks.Overall(results)
-	if sandbox.Available() {
-		rep.Notes = append(rep.Notes, "Scripts and tests from the PR run in a bubblewrap sandbox without network.")
-	} else {
-		rep.Notes = append(rep.Notes, "Scripts and tests from the PR run without a sandbox: bubblewrap is not usable here. They get a clean environment without tokens, time limits, and a reaper that kills every process they leave, but they can read every file of the tool's user (the checkout, a key file), write outside their folder, and reach the network.")
-	}
+	rep.Notes = append(rep.Notes, sandbox.Describe())
 	rep.Duration = time.Since(start)
 	return rep, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
 // ScenarioTable is the title of the runner scenario table.
@@ -130,9 +131,9 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 	}
 	switch {
 	case sandboxed > 0 && open == 0:
-		res.Notes = append(res.Notes, "Every pytest run used the bubblewrap sandbox: no network, and writes only to its own folders.")
+		res.Notes = append(res.Notes, "Every pytest run used the "+sandbox.Label()+" sandbox: no network, and writes only to its own folders.")
 	case sandboxed > 0:
-		res.Notes = append(res.Notes, fmt.Sprintf("%d pytest runs used the bubblewrap sandbox and %d did not.", sandboxed, open))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d pytest runs used the "+sandbox.Label()+" sandbox and %d did not.", sandboxed, open))
 	case open > 0:
 		res.Notes = append(res.Notes, "The pytest runs did not use a sandbox: bubblewrap does not work on this machine. They had a clean environment and a time limit.")
 	}

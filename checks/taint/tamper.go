@@ -178,7 +178,7 @@ func (c *Check) tamperWith(ctx context.Context, in *checks.Input, st settings, h
 		tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs", Value: "not run (no script head to run)"})
 		return tr
 	}
-	sandboxed := "in the bubblewrap sandbox"
+	sandboxed := "in the " + sandbox.Label() + " sandbox"
 	if !sandbox.Available() {
 		sandboxed = "without a sandbox (bubblewrap is not usable here)"
 	}

@@ -36,6 +36,10 @@ func cmdAction(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "template-verify action: unexpected argument %q\n\n%s", args[0], actionUsage)
 		return exitUsage
 	}
+	// The sandbox comes from TEMPLATE_VERIFY_SANDBOX (the step's env).
+	if !setSandbox("action", "", stderr) {
+		return exitUsage
+	}
 	// The inputs and GITHUB_TOKEN come through secrets.Getenv: main moved
 	// the tokens out of the environment that children could read.
 	return action.Run(ctx, action.Options{Stdout: stdout, Getenv: secrets.Getenv})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/verify"
 )
 
@@ -19,6 +20,7 @@ type outputFlags struct {
 	progress *string
 	verbose  *bool
 	only     *string
+	sandbox  *string
 }
 
 func addOutputFlags(fs *flag.FlagSet) outputFlags {
@@ -27,6 +29,7 @@ func addOutputFlags(fs *flag.FlagSet) outputFlags {
 		progress: fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never"),
 		verbose:  fs.Bool("v", false, "log debug lines on stderr"),
 		only:     fs.String("only", "", "run only these checks (comma-separated, for example render,restore)"),
+		sandbox:  fs.String("sandbox", "", sandboxUsage),
 	}
 }
 
@@ -48,12 +51,34 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		fmt.Fprintf(stderr, "template-verify %s: unknown progress mode %q: --progress is one of %s%s\n", fs.Name(), *o.progress, strings.Join(progressModes, ", "), didYouMean(*o.progress, progressModes))
 		return false
 	}
+	if !setSandbox(fs.Name(), *o.sandbox, stderr) {
+		return false
+	}
 	names := checkNames()
 	for _, c := range o.checks() {
 		if !slices.Contains(names, c) {
 			fmt.Fprintf(stderr, "template-verify %s: --only: unknown check %q%s (checks: %s)\n", fs.Name(), c, didYouMean(c, names), strings.Join(names, ", "))
 			return false
 		}
+	}
+	return true
+}
+
+// sandboxUsage is the help of --sandbox, a flag of the commands that run
+// code from pull requests.
+const sandboxUsage = "where code from the pull request runs: auto (bwrap if it starts, else landlock, else none), bwrap, landlock or none; empty: " + sandbox.ModeEnv + ", else auto"
+
+// setSandbox chooses the sandbox backend (mode "" keeps the variable's
+// choice) and prints the problem and returns false when the mode is
+// unknown or names a backend that cannot run here.
+func setSandbox(cmd, mode string, stderr io.Writer) bool {
+	err := sandbox.SetMode(mode)
+	if err == nil {
+		err = sandbox.Check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify %s: --sandbox: %v\n", cmd, err)
+		return false
 	}
 	return true
 }

@@ -39,7 +39,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	publicURL := fs.String("public-url", "", "with --register: the URL where GitHub reaches this server, https://HOST (TEMPLATE_VERIFY_PUBLIC_URL)")
 	githubURL := fs.String("github-url", app.DefaultGitHubURL, "with --register: GitHub's web address; for GitHub Enterprise Server https://HOST (TEMPLATE_VERIFY_GITHUB_URL)")
 	org := fs.String("org", "", "with --register: create the App under this organisation; empty: under your user")
-	allowUnsandboxed := fs.Bool("allow-unsandboxed", false, "run code from pull requests even where bubblewrap cannot start a sandbox; that code can then read this user's files, reach the network and the tool's /proc (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1)")
+	allowUnsandboxed := fs.Bool("allow-unsandboxed", false, "run code from pull requests even where no sandbox (bwrap or landlock) can start; that code can then read this user's files, reach the network and the tool's /proc (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1)")
+	sandboxMode := fs.String("sandbox", "", sandboxUsage)
 	// Variables first, then the command line, so that a flag wins.
 	for _, flagName := range slices.Sorted(maps.Keys(serveEnv)) {
 		envName := serveEnv[flagName]
@@ -92,10 +93,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitUsage
 	}
+	if !setSandbox("serve", *sandboxMode, stderr) {
+		return exitUsage
+	}
 	if !*allowUnsandboxed && !sandboxAvailable() {
 		fmt.Fprintf(stderr, "template-verify serve: no sandbox: %s.\n"+
-			"serve runs code from pull requests (rendered scripts, tests) and refuses to run it without bubblewrap.\n"+
-			"Make bwrap work here, or pass --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1) to accept that this code\n"+
+			"serve runs code from pull requests (rendered scripts, tests) and refuses to run it without a sandbox.\n"+
+			"Make bwrap or Landlock (Linux 6.2 or later) work here, or pass --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1) to accept that this code\n"+
 			"can read every file of this user, reach the network, and see this server's processes.\n", sandbox.Unavailable())
 		return exitUsage
 	}
@@ -161,6 +165,7 @@ var serveEnv = map[string]string{
 	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
 	"shutdown-grace":      "TEMPLATE_VERIFY_SHUTDOWN_GRACE",
 	"allow-unsandboxed":   "TEMPLATE_VERIFY_ALLOW_UNSANDBOXED",
+	"sandbox":             "TEMPLATE_VERIFY_SANDBOX",
 	"credentials-dir":     "TEMPLATE_VERIFY_CREDENTIALS_DIR",
 	"public-url":          "TEMPLATE_VERIFY_PUBLIC_URL",
 	"github-url":          "TEMPLATE_VERIFY_GITHUB_URL",

@@ -21,8 +21,8 @@ func TestMain(m *testing.M) {
 ( exec -a sleep-` + marker + `b sleep 300 ) >/dev/null 2>&1 &
 echo started > started
 exec sleep 300`
-		out := Run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: dir,
-			Sandbox: os.Getenv("TEMPLATE_VERIFY_TEST_TOOL_BOXED") == "1"})
+		// The backend comes from ModeEnv, as in the tool.
+		out := Run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: dir, Sandbox: true})
 		fmt.Fprintln(os.Stderr, "Run returned:", out.Err)
 		os.Exit(1)
 	}
@@ -33,51 +33,42 @@ exec sleep 300`
 // cleanup of its own), the command it ran and everything that command
 // started die too.
 func TestToolDeathKillsItsCommands(t *testing.T) {
-	for _, boxed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("sandbox=%v", boxed), func(t *testing.T) {
-			if boxed && !Available() {
-				t.Skip("bubblewrap is not usable here: not run")
+	eachMode(t, func(t *testing.T, backend string) {
+		marker := fmt.Sprintf("tvdeath%d%s", os.Getpid(), backend)
+		dir := t.TempDir()
+		if backend == BackendBwrap {
+			// Outside /tmp: the sandbox has its own.
+			var err error
+			if dir, err = os.MkdirTemp("/var/tmp", "sandbox-death-"); err != nil {
+				t.Skip(err)
 			}
-			marker := fmt.Sprintf("tvdeath%d%v", os.Getpid(), boxed)
-			dir := t.TempDir()
-			if boxed {
-				// Outside /tmp: the sandbox has its own.
-				var err error
-				if dir, err = os.MkdirTemp("/var/tmp", "sandbox-death-"); err != nil {
-					t.Skip(err)
-				}
-				t.Cleanup(func() { _ = os.RemoveAll(dir) })
-			}
-			tool := exec.Command(os.Args[0], "-test.run=^$")
-			boxedVal := "0"
-			if boxed {
-				boxedVal = "1"
-			}
-			tool.Env = append(os.Environ(), toolChildEnv+"="+marker, "TEMPLATE_VERIFY_TEST_TOOL_DIR="+dir,
-				"TEMPLATE_VERIFY_TEST_TOOL_BOXED="+boxedVal)
-			if err := tool.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = tool.Process.Kill(); _ = tool.Wait() })
-			if !waitFor(func() bool {
-				_, err := os.Stat(filepath.Join(dir, "started"))
-				return err == nil
-			}) {
-				t.Fatal("the command never started")
-			}
-			if len(withMarkerNoKill(t, marker)) == 0 {
-				t.Fatal("the test's processes are not visible")
-			}
-			_ = tool.Process.Kill()
-			_ = tool.Wait()
-			// The reaper sees the lifeline close and kills the rest; wait
-			// for that, with a generous bound.
-			waitFor(func() bool { return len(withMarkerNoKill(t, marker)) == 0 })
-			if left := withMarker(t, marker); len(left) > 0 {
-				t.Errorf("processes outlive the killed tool: %v", left)
-			}
-		})
-	}
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		}
+		tool := exec.Command(os.Args[0], "-test.run=^$")
+		tool.Env = append(os.Environ(), toolChildEnv+"="+marker, "TEMPLATE_VERIFY_TEST_TOOL_DIR="+dir,
+			ModeEnv+"="+backend)
+		if err := tool.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tool.Process.Kill(); _ = tool.Wait() })
+		if !waitFor(func() bool {
+			_, err := os.Stat(filepath.Join(dir, "started"))
+			return err == nil
+		}) {
+			t.Fatal("the command never started")
+		}
+		if len(withMarkerNoKill(t, marker)) == 0 {
+			t.Fatal("the test's processes are not visible")
+		}
+		_ = tool.Process.Kill()
+		_ = tool.Wait()
+		// The reaper sees the lifeline close and kills the rest; wait
+		// for that, with a generous bound.
+		waitFor(func() bool { return len(withMarkerNoKill(t, marker)) == 0 })
+		if left := withMarker(t, marker); len(left) > 0 {
+			t.Errorf("processes outlive the killed tool: %v", left)
+		}
+	})
 }
 
 // waitFor polls cond for up to 20 seconds.

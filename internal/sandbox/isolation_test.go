@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,11 +16,13 @@ import (
 
 // TestSandboxSeesOnlyItsFolders: a file outside the folders of the run (a
 // key in another folder, this repository's README) cannot be read from
-// the sandbox, nor the host's /proc, nor a loopback TCP listener.
+// the sandbox, nor the host's /proc, nor a loopback TCP listener; git
+// works in a repository the tool made.
 func TestSandboxSeesOnlyItsFolders(t *testing.T) {
-	if !Available() {
-		t.Skip("bubblewrap is not usable here: not run")
-	}
+	eachBackend(t, testSandboxSeesOnlyItsFolders)
+}
+
+func testSandboxSeesOnlyItsFolders(t *testing.T, backend string) {
 	t.Setenv("TEMPLATE_VERIFY_ISOLATION_MARKER", "marker-4d1c")
 	parent, err := os.MkdirTemp("/var/tmp", "sandbox-iso-")
 	if err != nil {
@@ -67,17 +70,22 @@ ls "$(dirname "$1")" 2>/dev/null && echo LISTED-KEY-FOLDER
 cat /proc/*/environ 2>/dev/null | tr '\0' '\n' | grep marker-4d1c
 (exec 3<>"/dev/tcp/127.0.0.1/$3" && cat <&3) 2>/dev/null
 python3 -c 'print("py-ok")'
-git --version >/dev/null && echo git-ok
+git status --porcelain >/dev/null && git commit -q --allow-empty -m x && echo git-ok
 echo done
 `
-	out := Run(context.Background(), Spec{
+	git := exec.Command("git", "init", "-q", dir)
+	if b, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, b)
+	}
+	out := run(context.Background(), Spec{
 		Args:    []string{"bash", "-c", script, "bash", key, readme, port},
 		Dir:     dir,
+		Env:     []string{"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"},
 		Sandbox: true,
 		Timeout: time.Minute,
-	})
-	if !out.Sandboxed || out.Err != nil {
-		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
+	}, backend)
+	if !out.Sandboxed || out.Backend != backend || out.Err != nil {
+		t.Fatalf("sandboxed %v, backend %q, err %v, stderr %s", out.Sandboxed, out.Backend, out.Err, out.Stderr)
 	}
 	got := string(out.Stdout)
 	for _, leak := range []string{"FAKE-KEY-9f2e", "template-verify", "LISTED-KEY-FOLDER", "marker-4d1c", "HELLO-FROM-HOST"} {
@@ -96,13 +104,9 @@ echo done
 // session (setsid) and one through a double fork leaves nothing behind,
 // with and without the sandbox.
 func TestNoProcessOutlivesRun(t *testing.T) {
-	for _, boxed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("sandbox=%v", boxed), func(t *testing.T) {
-			if boxed && !Available() {
-				t.Skip("bubblewrap is not usable here: not run")
-			}
-			marker := fmt.Sprintf("tvmark%d%v", os.Getpid(), boxed)
-			script := `
+	eachMode(t, func(t *testing.T, backend string) {
+		marker := fmt.Sprintf("tvmark%d%s", os.Getpid(), backend)
+		script := `
 setsid bash -c 'exec -a sleep-` + marker + `a sleep 300' >/dev/null 2>&1 < /dev/null &
 ( ( exec -a sleep-` + marker + `b sleep 300 ) & ) >/dev/null 2>&1
 ( ( setsid bash -c 'exec -a sleep-` + marker + `c sleep 300' ) & ) >/dev/null 2>&1 < /dev/null
@@ -111,18 +115,19 @@ sleep 0.2 # let setsid run before the command exits
 disown -a
 echo started
 `
-			out := Run(context.Background(), Spec{
-				Args: []string{"bash", "-c", script}, Dir: t.TempDir(),
-				Sandbox: boxed, Timeout: time.Minute,
-			})
-			if out.Err != nil || out.ExitCode != 0 || !bytes.Contains(out.Stdout, []byte("started")) {
-				t.Fatalf("err %v, exit %d, stdout %q, stderr %q", out.Err, out.ExitCode, out.Stdout, out.Stderr)
-			}
-			if left := withMarker(t, marker); len(left) > 0 {
-				t.Errorf("processes outlive the run: %s", strings.Join(left, "; "))
-			}
-		})
-	}
+		out := run(context.Background(), Spec{
+			Args: []string{"bash", "-c", script}, Dir: t.TempDir(),
+			Sandbox: backend != BackendNone, Timeout: time.Minute,
+		}, backend)
+		if out.Err != nil || out.ExitCode != 0 || !bytes.Contains(out.Stdout, []byte("started")) {
+			t.Fatalf("err %v, exit %d, stdout %q, stderr %q", out.Err, out.ExitCode, out.Stdout, out.Stderr)
+		}
+		left := withMarker(t, marker)
+		if len(left) > 0 {
+			t.Errorf("processes outlive the run: %s", strings.Join(left, "; "))
+		}
+		logAttack(t, "leave a setsid or double-forked process", backend, len(left) == 0)
+	})
 }
 
 // withMarker lists the live processes whose command line holds marker and

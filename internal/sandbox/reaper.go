@@ -47,12 +47,15 @@ func init() {
 	}
 }
 
-// reaperMain runs argv (after a leading "--") and returns the exit code;
-// on a command killed by a signal it kills itself with the same signal
-// where the Go runtime allows, so that the parent sees a signal death.
-func reaperMain(argv []string) int {
-	if len(argv) > 0 && argv[0] == "--" {
-		argv = argv[1:]
+// reaperMain runs the command after "--" (confined first when the
+// options before it say so, see confine.go) and returns the exit code; on
+// a command killed by a signal it kills itself with the same signal where
+// the Go runtime allows, so that the parent sees a signal death.
+func reaperMain(args []string) int {
+	confine, rules, argv, err := reaperOptions(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "template-verify reaper: %v\n", err)
+		return 127
 	}
 	if len(argv) == 0 {
 		fmt.Fprintln(os.Stderr, "template-verify reaper: no command")
@@ -62,6 +65,7 @@ func reaperMain(argv []string) int {
 		fmt.Fprintf(os.Stderr, "template-verify reaper: PR_SET_CHILD_SUBREAPER: %v\n", e)
 		return 127
 	}
+	closeInheritedFDs()
 	sigs := make(chan os.Signal, 32)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	stop := make(chan struct{})
@@ -81,13 +85,18 @@ func reaperMain(argv []string) int {
 		fmt.Fprintf(os.Stderr, "template-verify reaper: %v\n", err)
 		return 127
 	}
-	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
-		// Its own session and process group: a terminal signal or a
-		// group kill aimed at the reaper does not skip the cleanup.
-		Sys: &syscall.SysProcAttr{Setsid: true},
-	})
+	var child int
+	if confine {
+		child, err = startConfined(path, argv, rules)
+	} else {
+		child, err = syscall.ForkExec(path, argv, &syscall.ProcAttr{
+			Env:   os.Environ(),
+			Files: []uintptr{0, 1, 2},
+			// Its own session and process group: a terminal signal or a
+			// group kill aimed at the reaper does not skip the cleanup.
+			Sys: &syscall.SysProcAttr{Setsid: true},
+		})
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "template-verify reaper: start %s: %v\n", argv[0], err)
 		return 127

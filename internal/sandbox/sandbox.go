@@ -49,8 +49,10 @@ type Spec struct {
 	ReadOnly  []string
 	Timeout   time.Duration // 0: no limit beyond ctx
 	MaxOutput int64         // per stream; 0: DefaultMaxOutput
-	// Sandbox asks for bubblewrap; when it is not usable the command runs
-	// without it and Outcome.Sandboxed says so.
+	// Sandbox asks for the backend of this process (see Backend): bwrap,
+	// landlock, or none when neither works; Outcome.Backend says which ran.
+	// A backend forced with SetMode or ModeEnv that cannot run here makes
+	// Run refuse the command.
 	Sandbox bool
 }
 
@@ -61,7 +63,8 @@ type Outcome struct {
 	Stderr    []byte
 	Truncated bool // output was cut at MaxOutput
 	TimedOut  bool
-	Sandboxed bool
+	Sandboxed bool   // Backend is not none
+	Backend   string // BackendBwrap, BackendLandlock or BackendNone
 	Duration  time.Duration
 	// Err is set when the command could not start or was killed; a non-zero
 	// exit alone is not an error.
@@ -70,9 +73,21 @@ type Outcome struct {
 
 // Run executes spec and always returns an Outcome.
 func Run(ctx context.Context, spec Spec) Outcome {
+	if !spec.Sandbox {
+		return run(ctx, spec, BackendNone)
+	}
+	c := current()
+	if c.forced {
+		return Outcome{ExitCode: -1, Backend: BackendNone, Err: fmt.Errorf("sandbox: %s", c.why)}
+	}
+	return run(ctx, spec, c.backend)
+}
+
+// run executes spec with backend.
+func run(ctx context.Context, spec Spec, backend string) Outcome {
 	start := time.Now()
 	if len(spec.Args) == 0 {
-		return Outcome{ExitCode: -1, Err: errors.New("sandbox: no command")}
+		return Outcome{ExitCode: -1, Backend: backend, Err: errors.New("sandbox: no command")}
 	}
 	home := spec.Home
 	if home == "" {
@@ -86,10 +101,14 @@ func Run(ctx context.Context, spec Spec) Outcome {
 		"LC_ALL=C.UTF-8",
 	}, spec.Env...)
 	args := spec.Args
-	sandboxed := false
-	if spec.Sandbox && Available() {
+	sandboxed := backend != BackendNone
+	var reaperOpts []string
+	switch backend {
+	case BackendBwrap:
 		args = bwrapArgs(spec, home)
-		sandboxed = true
+	case BackendLandlock:
+		reaperOpts = landlockOptions(spec, home)
+		env = confinedPath(env, reaperOpts)
 	}
 	if spec.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -106,24 +125,24 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	// this process's), so that a missing program is a start error, as
 	// it is without the reaper.
 	path := envValue(env, "PATH")
-	if sandboxed {
+	if backend == BackendBwrap {
 		path = basePath()
 	}
 	prog, err := lookPathIn(args[0], path)
 	if err != nil {
-		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
+		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	args = append([]string{prog}, args[1:]...)
 	// The lifeline: the reaper kills everything under it when this end
 	// closes, also when this process dies.
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
-		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
+		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	defer lifeW.Close()
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
-		Args:       append([]string{reaperArg0, "--"}, args...),
+		Args:       append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...),
 		Dir:        spec.Dir,
 		Env:        env,
 		Stdin:      spec.Stdin,
@@ -136,7 +155,7 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	err = nice.Start(cmd)
 	_ = lifeR.Close()
 	if err != nil {
-		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Duration: time.Since(start)}
+		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -169,6 +188,7 @@ func Run(ctx context.Context, spec Spec) Outcome {
 		Truncated: stdout.cut || stderr.cut,
 		TimedOut:  timedOut,
 		Sandboxed: sandboxed,
+		Backend:   backend,
 		Duration:  time.Since(start),
 	}
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
@@ -306,21 +326,11 @@ func bwrapArgs(spec Spec, home string) []string {
 		a = append(a, hostEntry(d, d)...)
 	}
 	a = append(a, "--dir", "/etc")
-	etc, _ := filepath.Glob("/etc/python3.*")
-	for _, e := range etcFiles {
-		etc = append(etc, "/etc/"+e)
-	}
-	for _, e := range etc {
+	for _, e := range etcEntries() {
 		a = append(a, hostEntry(e, e)...)
 	}
 	seen := map[string]bool{}
-	trustedMu.Lock()
-	ro := append(slices.Clone(trusted), filepath.SplitList(os.Getenv(ReadOnlyEnv))...)
-	trustedMu.Unlock()
-	for _, r := range append(ro, spec.ReadOnly...) {
-		if r == "" || !filepath.IsAbs(r) || seen[r] {
-			continue
-		}
+	for _, r := range extraReadOnly(spec) {
 		seen[r] = true
 		a = append(a, "--ro-bind-try", r, r)
 	}
@@ -335,6 +345,45 @@ func bwrapArgs(spec Spec, home string) []string {
 		a = append(a, "--chdir", spec.Dir)
 	}
 	return append(append(a, "--"), spec.Args...)
+}
+
+// etcEntries are the paths of /etc that a sandbox reads.
+func etcEntries() []string {
+	etc, _ := filepath.Glob("/etc/python3.*")
+	for _, e := range etcFiles {
+		etc = append(etc, "/etc/"+e)
+	}
+	return etc
+}
+
+// extraReadOnly are the folders beyond the system ones that a sandbox
+// reads: trusted interpreters, the operator's (ReadOnlyEnv) and the
+// spec's, each once and absolute.
+func extraReadOnly(spec Spec) []string {
+	trustedMu.Lock()
+	ro := append(slices.Clone(trusted), filepath.SplitList(os.Getenv(ReadOnlyEnv))...)
+	trustedMu.Unlock()
+	var out []string
+	for _, r := range append(ro, spec.ReadOnly...) {
+		if r == "" || !filepath.IsAbs(r) || slices.Contains(out, r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// writableDirs are the folders a sandboxed command writes: Dir, home and
+// the spec's Writable, each once.
+func writableDirs(spec Spec, home string) []string {
+	var out []string
+	for _, w := range append([]string{spec.Dir, home}, spec.Writable...) {
+		if w == "" || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // hostEntry shows the host's path at dst: the same symlink when it is
@@ -359,56 +408,9 @@ func hostEntry(path, dst string) []string {
 // TMPDIR in their own folders, so /tmp is seldom used at all.
 const TmpSize = 256 << 20
 
-var (
-	availableOnce sync.Once
-	available     bool
-	unavailable   string
-	// tmpSized: this bwrap takes --size (older releases do not); set by Available
-	// before any sandbox starts.
-	tmpSized = true
-)
-
-// Available reports whether bubblewrap can start a sandbox on this machine
-// (it needs user namespaces or root). The answer is cached.
-func Available() bool {
-	availableOnce.Do(func() {
-		if os.Getenv("TEMPLATE_VERIFY_NO_SANDBOX") == "1" {
-			unavailable = "TEMPLATE_VERIFY_NO_SANDBOX=1 turns it off"
-			return
-		}
-		if _, err := exec.LookPath("bwrap"); err != nil {
-			unavailable = "bwrap is not installed"
-			return
-		}
-		// Probe with the same flags as a real run: in some containers
-		// bwrap starts but cannot mount /proc for a new PID namespace. An
-		// older bwrap without --size gets a /tmp without a size limit.
-		dir := os.TempDir()
-		var first string
-		for _, sized := range []bool{true, false} {
-			tmpSized = sized
-			args := bwrapArgs(Spec{Args: []string{"true"}, Dir: dir}, dir)
-			probe := exec.Command(args[0], args[1:]...)
-			probe.Env = []string{"PATH=" + basePath()}
-			out, err := probe.CombinedOutput()
-			if err == nil {
-				available = true
-				return
-			}
-			if first == "" {
-				first = strings.TrimSpace(Tail(out, 200))
-			}
-		}
-		unavailable = fmt.Sprintf("bwrap cannot start here: %s", first)
-	})
-	return available
-}
-
-// Unavailable says why Available is false ("" when it is true).
-func Unavailable() string {
-	Available()
-	return unavailable
-}
+// tmpSized: this bwrap takes --size (older releases do not); set by the
+// bwrap probe before any bwrap sandbox starts.
+var tmpSized = true
 
 // capped is an io.Writer that keeps at most max bytes and drops the rest.
 type capped struct {

