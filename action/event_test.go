@@ -86,12 +86,17 @@ func TestBadEventFiles(t *testing.T) {
 	}
 }
 
+// FuzzParseEvent: any event file gives a complete event or an error.
+//
+// The fuzzer minimizes every new input it keeps, with about n*n/2 runs for
+// n bytes, each checking the coverage of the whole binary (go-github
+// included). With the 28 KB payload as a seed the first kept input took
+// the whole run: 2,404 execs in 10 s, 0 execs/sec after the third second.
+// So the seeds are small: the fields parseEvent reads, with one-letter
+// names and values (219 bytes), and a short invalid event.
 func FuzzParseEvent(f *testing.F) {
-	data, err := os.ReadFile(fixtureEvent)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
+	sha := strings.Repeat("a", 40)
+	f.Add([]byte(`{"pull_request":{"number":2,"head":{"sha":"` + sha + `","ref":"h","repo":{"full_name":"o/r"}},"base":{"sha":"` + sha + `","ref":"m","repo":{"full_name":"o/r"}}}}`))
 	f.Add([]byte(`{"pull_request": {"number": 2}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ev, err := parseEvent("event.json", b)

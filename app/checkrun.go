@@ -110,5 +110,16 @@ func firstErr(a, b error) error {
 
 func code(s string) string { return "`" + s + "`" }
 
-// timeout is the longest time one publish step after a stop may take.
+// publishTimeout is the budget of one publishing step (one request
+// series: the runs and the comment, the App's run), counted from when the
+// step starts, not from when the job started.
 const publishTimeout = 2 * time.Minute
+
+// publishCtx is the context of one publishing step: it outlives a cancel
+// of ctx (so that no check run stays open) and ends after the budget.
+func (s *server) publishCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.publishBudget != nil {
+		return s.publishBudget(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+}

@@ -173,6 +173,10 @@ type harness struct {
 	grace  time.Duration
 	nice   int // Config.Nice; serve's default unless a test sets it
 	base   int // requests to GitHub before the last start
+	// setup, when set, changes the server before it starts.
+	setup func(*server)
+	// transport, when set, is the base transport of API calls.
+	transport http.RoundTripper
 }
 
 func newHarness(t testing.TB) *harness {
@@ -195,10 +199,14 @@ func (h *harness) start(v VerifyFunc) {
 		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
 		APIURL: h.gh.URL, DataDir: h.data, Workers: 2, Verify: v, Checks: h.checks,
 		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace, Nice: h.nice, AllowUnsandboxed: true,
-		Log: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		HTTPTransport: h.transport,
+		Log:           slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if h.setup != nil {
+		h.setup(srv)
 	}
 	if err := srv.start(context.Background()); err != nil {
 		h.t.Fatal(err)

@@ -14,6 +14,10 @@ const (
 	// StateRunning: a worker runs it. At start-up this means the process
 	// stopped during the run.
 	StateRunning = "running"
+	// StatePublish: the verification finished and publishing it failed;
+	// Unpublished holds what to publish. A worker publishes it again
+	// later, and at the next start.
+	StatePublish = "publish"
 )
 
 // MaxAttempts is how many times a job may start and not end (the process
@@ -57,6 +61,8 @@ type Job struct {
 	// Attempts counts the runs that started and did not end; a stop of
 	// the server (not a crash) gives its attempt back.
 	Attempts int `json:"attempts"`
+	// Unpublished is the finished verification of a job in StatePublish.
+	Unpublished *Unpublished `json:"unpublished,omitempty"`
 }
 
 // FullName is owner/repo.

@@ -133,6 +133,9 @@ func NewRegistrar(cfg RegisterConfig) (*Registrar, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("the credentials folder is missing")
 	}
+	if err := checkCredentialsDir(cfg.Dir); err != nil {
+		return nil, err
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -379,6 +382,9 @@ func (r *Registrar) convert(ctx context.Context, code string) (Credentials, erro
 func writeCredentials(dir string, c Credentials) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("make the credentials folder: %w", err)
+	}
+	if err := checkCredentialsDir(dir); err != nil {
+		return err
 	}
 	files := []struct {
 		name string

@@ -52,6 +52,19 @@ func (q *scheduler) add(j *Job) {
 	q.cond.Signal()
 }
 
+// retry queues j again without making it the newest head of its pull
+// request: a stored publish (StatePublish) must not cancel a newer run.
+// After close it does nothing; j stays in the store for the next start.
+func (q *scheduler) retry(j *Job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.pending = append(q.pending, j)
+	q.cond.Signal()
+}
+
 // next waits for a job; ok is false once the scheduler is closed. Jobs
 // still pending then stay in the store for the next start.
 func (q *scheduler) next() (j *Job, ok bool) {

@@ -43,6 +43,15 @@ type server struct {
 	announce func(delivery string)
 	annCh    chan string
 	sched    *scheduler
+	// publishBudget makes the context of one publishing step; nil:
+	// publishTimeout from when the step starts. Tests replace it.
+	publishBudget func(context.Context) (context.Context, context.CancelFunc)
+	// publishTries is how many times one process tries to publish a
+	// finished verification; 0: maxPublishTries.
+	publishTries int
+	// publishWait waits before the next try; nil: publishRetryDelay on
+	// the clock. Tests replace it.
+	publishWait func(context.Context) error
 }
 
 // errShutdown is the cause of a run stopped by shutdown; the job stays in
@@ -179,6 +188,9 @@ func (s *server) start(ctx context.Context) error {
 			s.announce(j.Delivery)
 		case StateQueued:
 			s.sched.add(j)
+		case StatePublish:
+			s.log.Info("a finished verification was not published; it is published again", append(jobAttrs(j), "delivery", j.Delivery)...)
+			s.sched.retry(j)
 		case StateRunning:
 			s.log.Info("a run stopped with the server; it runs again", append(jobAttrs(j), "delivery", j.Delivery)...)
 			s.recoverRuns(ctx, j)

@@ -43,34 +43,45 @@ func (s *server) worker() {
 // as failure without running it.
 func (s *server) resume(j *Job) { s.sched.add(j) }
 
-// runJob runs one verification and publishes it.
+// runJob runs one verification and publishes it. Each publishing step
+// gets its own budget (publishCtx), counted from when the step starts, so
+// a verification that takes longer than publishTimeout still publishes.
+// A publish that fails is stored (keepUnpublished): a later attempt, or
+// the next start, concludes the check runs and the gate.
 func (s *server) runJob(j *Job) {
+	if j.State == StatePublish {
+		s.republish(j)
+		return
+	}
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	s.sched.started(j, cancel)
 	defer s.sched.finished(j)
 	log := s.log.With(append([]any{"delivery", j.Delivery}, jobAttrs(j)...)...)
-	// Publishing goes on after a cancel, so that no check run stays open.
-	pubCtx, pubCancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
-	defer pubCancel()
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		log.Error("installation client", "error", err)
 		return
 	}
 	if j.State == StateRunning && j.Attempts >= MaxAttempts {
+		pubCtx, pubCancel := s.publishCtx(ctx)
+		defer pubCancel()
 		s.crashed(pubCtx, in, j, log)
 		return
 	}
 	if len(j.CheckRunIDs) > 0 {
+		pubCtx, pubCancel := s.publishCtx(ctx)
 		err := s.closeRuns(pubCtx, in, j, j.CheckRunIDs, "cancelled", "The server stopped during this run",
 			"The template-verify server stopped while this check ran. A new run of the same commit replaces it.")
+		pubCancel()
 		if err != nil {
 			log.Warn("conclude the check runs of the stopped run", "error", err)
 		}
 		j.CheckRunIDs = nil
 	}
 	if newer, ok := s.sched.superseded(j); ok {
+		pubCtx, pubCancel := s.publishCtx(ctx)
+		defer pubCancel()
 		s.cancelled(pubCtx, in, j, nil, newer, log)
 		return
 	}
@@ -81,15 +92,23 @@ func (s *server) runJob(j *Job) {
 	}
 	start := time.Now()
 	log.Info("verification starts", "attempt", j.Attempts)
-	if err := s.setRun(pubCtx, in, j, "", "The verification runs", fmt.Sprintf("template-verify verifies %s.", code(short(j.HeadSHA)))); err != nil {
+	pubCtx, pubCancel := s.publishCtx(ctx)
+	err = s.setRun(pubCtx, in, j, "", "The verification runs", fmt.Sprintf("template-verify verifies %s.", code(short(j.HeadSHA))))
+	pubCancel()
+	if err != nil {
 		log.Warn("mark the check run in progress", "error", err)
 	}
 	sess := s.session(in, j, log)
+	var gate *checks.Gate // the gate the session read, kept if publishing fails
+	readGate := sess.Gate
+	sess.Gate = func(ctx context.Context) checks.Gate { g := readGate(ctx); gate = &g; return g }
 	rep, err := s.execute(ctx, in, j, sess)
 	switch cause := context.Cause(ctx); {
 	case errors.As(cause, new(supersededError)):
 		var se supersededError
 		errors.As(cause, &se)
+		pubCtx, pubCancel := s.publishCtx(ctx)
+		defer pubCancel()
 		s.cancelled(pubCtx, in, j, sess.Runs(), se.newer, log)
 		return
 	case errors.Is(cause, errShutdown):
@@ -103,17 +122,25 @@ func (s *server) runJob(j *Job) {
 		return
 	}
 	defer s.removeWork(j)
-	defer s.forget(j)
 	s.metrics.Run(time.Since(start))
 	if err != nil {
 		err = redacted{err}
 		log.Error("verification failed", "error", err)
 	}
+	pubCtx, pubCancel = s.publishCtx(ctx)
 	out := sess.Finish(pubCtx, rep, err)
-	for _, e := range out.Errs {
-		log.Warn("publish", "error", e)
+	pubCancel()
+	pubCtx, pubCancel = s.publishCtx(ctx)
+	cerr := s.conclude(pubCtx, in, j, out, log)
+	pubCancel()
+	if perr := errors.Join(append(out.Errs, cerr)...); perr != nil {
+		if gate == nil {
+			gate = &checks.Gate{PolicyErr: errors.New("the gate's policy was not read")}
+		}
+		s.keepUnpublished(j, newUnpublished(rep, err, *gate, sess.Runs()), perr, log)
+		return
 	}
-	s.conclude(pubCtx, in, j, out, log)
+	s.forget(j)
 }
 
 // redacted is an error whose text has no GitHub token (a clone error
@@ -211,12 +238,16 @@ func (s *server) execute(ctx context.Context, in *githubapi.Installation, j *Job
 // conclude concludes the App's own check run from the outcome: failure
 // with the reason when the verification failed, else the checks'
 // conclusions, never passed when the gate fails.
-func (s *server) conclude(ctx context.Context, in *githubapi.Installation, j *Job, out publish.Outcome, log *slog.Logger) {
+func (s *server) conclude(ctx context.Context, in *githubapi.Installation, j *Job, out publish.Outcome, log *slog.Logger) error {
+	for _, e := range out.Errs {
+		log.Warn("publish", "error", e)
+	}
 	if out.Err != nil {
 		if err := s.setRun(ctx, in, j, "failure", "The verification stopped", "template-verify could not finish the verification: "+out.Err.Error()); err != nil {
 			log.Warn("conclude the check run", "error", err)
+			return err
 		}
-		return
+		return nil
 	}
 	var lines []string
 	for _, r := range out.Runs {
@@ -234,8 +265,10 @@ func (s *server) conclude(ctx context.Context, in *githubapi.Installation, j *Jo
 	}
 	if err := s.setRun(ctx, in, j, concl, "The verification finished: "+out.Gate.Title, summary); err != nil {
 		log.Warn("conclude the check run", "error", err)
+		return err
 	}
 	log.Info("verification finished", "conclusion", concl, "gate", out.Gate.Verdict.Conclusion)
+	return nil
 }
 
 // commentMode is when the App comments: publish.DefaultCommentMode (only

@@ -105,9 +105,17 @@ func (p *publisher) comment(ctx context.Context, body string, create bool) (Comm
 	return CommentResult{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, true, nil
 }
 
-// findComments reads every page of the pull request's comments and
-// returns those that start with the marker and are by the comment author,
-// oldest first (the order GitHub lists them in).
+// maxCommentPages caps the pages of 100 comments findComments reads while
+// it holds the pull request's lock: a pull request with thousands of
+// comments must not hold the lock, and the rate limit, for minutes.
+const maxCommentPages = 30
+
+// findComments reads the pull request's comments, oldest first, up to
+// maxCommentPages pages (3,000 comments), and returns those that start
+// with the marker and are by the comment author. Our comment is made at
+// the first verification, so it is among the oldest. Past the cap the
+// other comments are not read: when none of ours is in the pages read, a
+// new comment is made, and the log says that the cap was reached.
 func (p *publisher) findComments(ctx context.Context) ([]*github.IssueComment, error) {
 	author, err := p.commentAuthor(ctx)
 	if err != nil {
@@ -115,7 +123,7 @@ func (p *publisher) findComments(ctx context.Context) ([]*github.IssueComment, e
 	}
 	var ours []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	for page := 1; ; page++ {
 		cs, resp, err := p.client.Issues.ListComments(ctx, p.owner, p.repo, p.pr, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list the comments of pull request #%d (page %d): %w", p.pr, max(opts.Page, 1), err)
@@ -126,6 +134,11 @@ func (p *publisher) findComments(ctx context.Context) ([]*github.IssueComment, e
 			}
 		}
 		if resp.NextPage == 0 {
+			return ours, nil
+		}
+		if page == maxCommentPages {
+			p.log.Warn("the pull request has more comments than are read; the later ones are not searched for the verification comment",
+				"pr", p.pr, "pages", maxCommentPages, "found", len(ours))
 			return ours, nil
 		}
 		opts.Page = resp.NextPage

@@ -148,6 +148,25 @@ func (s *Session) Start(ctx context.Context) error {
 	return nil
 }
 
+// Resume takes over the runs an earlier session of the same commit made
+// (its Runs), in ModeWrite: Finish or Abort then completes them instead
+// of making new ones. A run completed before is completed again. With no
+// runs it does nothing.
+func (s *Session) Resume(runs []RunInfo) {
+	if s.Mode != ModeWrite || len(runs) == 0 || s.open() != nil {
+		return
+	}
+	r := &checkRuns{p: s.pub, ids: map[string]int64{}, urls: map[string]string{}, done: map[string]string{}}
+	for _, ri := range runs {
+		if _, dup := r.ids[ri.Check]; dup {
+			continue
+		}
+		r.order = append(r.order, ri.Check)
+		r.ids[ri.Check], r.urls[ri.Check] = ri.ID, ri.URL
+	}
+	s.runs, s.started = r, true
+}
+
 // Runs are the runs Start made, or nil.
 func (s *Session) Runs() []RunInfo {
 	if s.runs == nil {

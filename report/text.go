@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/markdown"
@@ -102,7 +103,23 @@ func (r *Report) Text() string {
 	if r.Command != "" {
 		b.WriteString("\nreproduce:\n  " + plain(r.Command) + "\n")
 	}
-	return b.String()
+	return inertCommands(b.String())
+}
+
+// inertCommands keeps PR text (file names, titles) from becoming a
+// workflow command when the text report is printed in a workflow step:
+// the runner reads a line that starts with "::" after white space as a
+// command, and the old form "##[" anywhere in a line. Such a line gets a
+// backslash first; "##[" gets a space.
+func inertCommands(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") {
+			l = `\` + l
+		}
+		lines[i] = strings.ReplaceAll(l, "##[", "## [")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // textFinding writes "path:line: level: title: message", with the check's

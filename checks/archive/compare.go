@@ -151,29 +151,32 @@ func (s *side) next(maxDiff int64) (*member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("member %d: %w", s.n+1, err)
 	}
+	// Names, link targets, users and groups are kept bounded: h and its
+	// PAX records are dropped at the next member.
+	name := boundName(h.Name)
 	m := &member{
-		Name: h.Name, Index: s.n, Type: h.Typeflag, Mode: h.Mode, Size: h.Size, ModTime: h.ModTime,
-		UID: h.Uid, GID: h.Gid, Uname: h.Uname, Gname: h.Gname, Link: h.Linkname,
+		Name: name, Index: s.n, Type: h.Typeflag, Mode: h.Mode, Size: h.Size, ModTime: h.ModTime,
+		UID: h.Uid, GID: h.Gid, Uname: boundName(h.Uname), Gname: boundName(h.Gname), Link: boundName(h.Linkname),
 	}
 	s.n++
 	if h.Size <= maxDiff {
 		s.buf.Reset()
 		if _, err := io.Copy(&s.buf, s.tr); err != nil {
-			return nil, fmt.Errorf("member %s: %w", h.Name, err)
+			return nil, fmt.Errorf("member %s: %w", name, err)
 		}
 		m.Data, m.HasData = s.buf.Bytes(), true
 	} else {
 		hs := sha256.New()
 		if _, err := io.Copy(hs, s.tr); err != nil {
-			return nil, fmt.Errorf("member %s: %w", h.Name, err)
+			return nil, fmt.Errorf("member %s: %w", name, err)
 		}
 		copy(m.Sum[:], hs.Sum(nil))
 	}
 	// A name that occurs twice is matched by occurrence.
-	k := s.counts[h.Name]
-	s.counts[h.Name] = k + 1
+	k := s.counts[name]
+	s.counts[name] = k + 1
 	if k > 0 {
-		m.Name = h.Name + "\x00" + strconv.Itoa(k)
+		m.Name = name + "\x00" + strconv.Itoa(k)
 	}
 	return m, nil
 }

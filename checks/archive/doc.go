@@ -8,5 +8,7 @@
 //
 // Both archives stream from git cat-file (or from the Git LFS object that a
 // pointer names) through archive/tar, side by side: memory does not grow
-// with the archive when the members keep their order.
+// with the archive when the members keep their order. A blob is a Git LFS
+// pointer only when git-lfs would take it for one (lfs.go); member names
+// are kept bounded (names.go).
 package archive

@@ -5,19 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -25,20 +17,9 @@ import (
 	"github.com/formula-code/template-verify/internal/nice"
 )
 
-// ErrLFSMissing is returned when an archive is a Git LFS pointer and the
-// object it names is not in the clone.
-var ErrLFSMissing = errors.New("the Git LFS object is not in the clone")
-
 // maxZstdWindow bounds the memory of the zstd decoder: a frame that asks
 // for a larger window is refused, not allocated.
 const maxZstdWindow = 64 << 20
-
-const lfsPrefix = "version https://git-lfs.github.com/spec/v1"
-
-var (
-	lfsOID  = regexp.MustCompile(`(?m)^oid sha256:([0-9a-f]{64})$`)
-	lfsSize = regexp.MustCompile(`(?m)^size ([0-9]+)$`)
-)
 
 // blobStream is the content of one archive at one commit, as a stream.
 type blobStream struct {
@@ -81,62 +62,23 @@ func openBlob(ctx context.Context, repo, rev, path string) (*blobStream, error) 
 		return nil
 	}
 	br := bufio.NewReaderSize(out, 64<<10)
-	head, _ := br.Peek(len(lfsPrefix))
-	if string(head) != lfsPrefix {
+	// A blob is a Git LFS pointer only when git sent all of it in fewer
+	// than lfsMaxPointer bytes and it follows the pointer grammar exactly.
+	head, err := br.Peek(lfsMaxPointer)
+	if !errors.Is(err, io.EOF) {
 		return &blobStream{Reader: br, close: stop}, nil
 	}
-	ptr, _ := io.ReadAll(io.LimitReader(br, 1024))
+	ptr, isPtr, perr := parsePointer(head)
+	if !isPtr {
+		return &blobStream{Reader: br, close: stop}, nil
+	}
 	if err := stop(); err != nil {
 		return nil, err
 	}
+	if perr != nil {
+		return nil, fmt.Errorf("%s at %s: %w", path, short(rev), perr)
+	}
 	return openLFS(ctx, repo, ptr)
-}
-
-// openLFS opens the object a Git LFS pointer names.
-func openLFS(ctx context.Context, repo string, ptr []byte) (*blobStream, error) {
-	m, sm := lfsOID.FindSubmatch(ptr), lfsSize.FindSubmatch(ptr)
-	if m == nil || sm == nil {
-		return nil, fmt.Errorf("a Git LFS pointer without oid or size: %q", ptr)
-	}
-	oid := string(m[1])
-	size, err := strconv.ParseInt(string(sm[1]), 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("the Git LFS pointer size %q: %w", sm[1], err)
-	}
-	out, err := gitx.Repo{Dir: repo}.Run(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return nil, fmt.Errorf("find the git folder: %w", err)
-	}
-	file := filepath.Join(strings.TrimSpace(string(out)), "lfs", "objects", oid[:2], oid[2:4], oid)
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("object %s (%d bytes): %w", oid[:12], size, ErrLFSMissing)
-		}
-		return nil, fmt.Errorf("open the Git LFS object %s: %w", oid[:12], err)
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != size {
-		f.Close()
-		return nil, fmt.Errorf("the Git LFS object %s is not a regular file of %d bytes", oid[:12], size)
-	}
-	h := sha256.New()
-	return &blobStream{Reader: &verifying{r: io.TeeReader(f, h), h: h, want: oid}, close: f.Close, LFS: oid}, nil
-}
-
-// verifying checks the sha256 of what it read at EOF.
-type verifying struct {
-	r    io.Reader
-	h    hash.Hash
-	want string
-}
-
-func (v *verifying) Read(p []byte) (int, error) {
-	n, err := v.r.Read(p)
-	if err == io.EOF && hex.EncodeToString(v.h.Sum(nil)) != v.want {
-		return n, fmt.Errorf("the Git LFS object %s does not match its sha256", v.want[:12])
-	}
-	return n, err
 }
 
 // decompress wraps r by its magic bytes: gzip, zstd or a plain tar. It

@@ -65,8 +65,12 @@ type job struct {
 // Run implements checks.Check.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
+	start := time.Now()
 	jobs, capFindings, err := c.renderAll(ctx, in)
 	res.Findings = append(res.Findings, capFindings...)
+	if err != nil && ctx.Err() != nil {
+		return stoppedEarly(ctx, res, start, err)
+	}
 	if err != nil {
 		res.Conclusion = checks.Failure
 		res.Title = "The templates could not be read"
@@ -112,6 +116,27 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Title = fmt.Sprintf("%s render at base and head (%s)", plural(st.templates, "template"), plural(st.renders, "render"))
 	}
 	res.Summary = summary(st, fails, fid)
+	return res
+}
+
+// stoppedEarly is the result of a render that the check's time limit (or
+// a cancel) stopped: timed out, with the limit, never "could not be read".
+func stoppedEarly(ctx context.Context, res checks.Result, start time.Time, err error) checks.Result {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.Conclusion, res.Title = checks.Cancelled, "The verification was cancelled"
+		res.Summary = fmt.Sprintf("The render stopped before every template was rendered: the verification was cancelled (%v).", err)
+		return res
+	}
+	limit := "its time limit"
+	if dl, ok := ctx.Deadline(); ok {
+		// The runner sets the deadline a moment before Run starts; the
+		// limits are whole seconds.
+		limit = "its time limit of " + dl.Sub(start).Round(time.Second).String()
+	}
+	res.Conclusion = checks.TimedOut
+	res.Title = "The render check ran past " + limit
+	res.Summary = fmt.Sprintf("The render check ran past %s (checks.timeouts.%s), so not every template was rendered: %v. "+
+		"A template that loops without end is a likely cause; each render also stops at limits.render_time.", limit, Name, err)
 	return res
 }
 

@@ -12,6 +12,12 @@ import (
 	"github.com/formula-code/template-verify/config"
 )
 
+// roomLimit is the check's time limit in a test that asserts a memory,
+// stack or output limit: far more than that limit needs, so the time limit
+// never fires first, even on a loaded machine. The per-render limit
+// (Limits.Time, 20 s by default) is raised to the same for these cases.
+const roomLimit = 2 * time.Minute
+
 // TestWorkerStopsAttacks renders, through Env.RenderContext (the path of
 // the restore step and the pytest runner), templates that killed or hung
 // the process when gonja ran in it. Each ends in an *Error that names the
@@ -20,16 +26,19 @@ func TestWorkerStopsAttacks(t *testing.T) {
 	cases := []struct {
 		name, src string
 		want      []string // the message has one of these
-		// timeout is the check's time limit: long enough for the other
-		// limits to trip first, and short for the loop that only the time
-		// limit stops (it burns a core until then).
+		// timeout is the check's time limit. A case that asserts another
+		// limit gets roomLimit: that limit trips within seconds, and on a
+		// loaded machine (load 20 on 2 cores) 3 s of wall time was not
+		// enough, so the time limit fired first (issue 20). Only the loop
+		// that nothing else stops gets a short limit (it burns a core
+		// until then).
 		timeout time.Duration
 	}{
-		{"nested lists", "{{ " + strings.Repeat("[", 3_000_000) + strings.Repeat("]", 3_000_000) + " }}", []string{"stack passed its limit", "MB of memory"}, 3 * time.Second},
-		{"string product", "{{ 'x' * 100000000000 }}", []string{"more than 384 MB of memory (limits.render_memory)"}, 3 * time.Second},
-		{"center", "{{ 'x' | center(2000000000) }}", []string{"center(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}, 3 * time.Second},
-		{"indent", "{{ 'x\ny' | indent(width=2000000000) }}", []string{"indent(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}, 3 * time.Second},
-		{"output", "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", []string{"larger than the limit of 8 MiB (limits.render_output)"}, 3 * time.Second},
+		{"nested lists", "{{ " + strings.Repeat("[", 3_000_000) + strings.Repeat("]", 3_000_000) + " }}", []string{"stack passed its limit", "MB of memory"}, roomLimit},
+		{"string product", "{{ 'x' * 100000000000 }}", []string{"more than 384 MB of memory (limits.render_memory)"}, roomLimit},
+		{"center", "{{ 'x' | center(2000000000) }}", []string{"center(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}, roomLimit},
+		{"indent", "{{ 'x\ny' | indent(width=2000000000) }}", []string{"indent(2000000000) would make more than the 8 MiB of output that limits.render_output allows"}, roomLimit},
+		{"output", "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", []string{"larger than the limit of 8 MiB (limits.render_output)"}, roomLimit},
 		{"endless loop", "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}", []string{"the check's time limit ran out"}, time.Second},
 	}
 	for _, c := range cases {
@@ -37,7 +46,16 @@ func TestWorkerStopsAttacks(t *testing.T) {
 			e := newTestEnv(t, strict, map[string]string{"tests/test.sh": c.src, "ok.sh": "ok {{ 1 + 1 }}"})
 			ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 			defer cancel()
-			_, err := e.RenderContext(ctx, "tests/test.sh", nil)
+			var err error
+			if c.timeout == roomLimit {
+				lim := DefaultLimits
+				lim.Time = roomLimit
+				r := NewRenderer(lim)
+				_, err = r.Render(ctx, e, "tests/test.sh", nil)
+				r.Close()
+			} else {
+				_, err = e.RenderContext(ctx, "tests/test.sh", nil)
+			}
 			var je *Error
 			if !errors.As(err, &je) || je.File != "repo/tpl/tests/test.sh" {
 				t.Fatalf("error %#v", err)
