@@ -271,8 +271,8 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 			return true
 		}
 		args, err := expand.Fields(cfg, call.Args...)
-		if err != nil {
-			return true
+		if err != nil || len(args) == 0 {
+			return true // a command of words that expand to nothing
 		}
 		var lines []string
 		switch args[0] {

@@ -66,6 +66,12 @@ while read -r p; do echo "$p"; done < <(grep -E -f /tmp/pats < <(git ls-files -m
 		script: "grep -q error log.txt\ngit diff --name-only b | grep -E '^t/'\n",
 		want:   []string{`^t/`},
 	}, {
+		// datasmith 1e2909a: a command whose words expand to nothing,
+		// with a redirect (it crashed the reader).
+		name:   "a redirect of a command that expands to nothing",
+		script: "cmd=''\n$cmd > /tmp/out\n\"${FC_REBUILD_CMD:-}\" >> /tmp/log\ngit ls-files | grep -E '^a/'\n",
+		want:   []string{`^a/`},
+	}, {
 		name:   "no grep over git output",
 		script: "grep -q error log.txt\nfor p in $(git diff --name-only b); do case $p in t/*) echo $p;; esac; done\n",
 		err:    errNoPatternList.Error(),
