@@ -42,7 +42,14 @@ var errNoPatternList = errors.New("the step has no grep command that reads the c
 // When several such greps exist, the policy is the union of their
 // patterns. A grep with -v (it keeps the paths that do not match) cannot
 // be read as a list of protected paths and is an error.
-func ReadStepPolicy(script string) (StepPolicy, error) {
+func ReadStepPolicy(script string) (sp StepPolicy, err error) {
+	// The script is the PR's: a shape the reader did not foresee is an
+	// error that names it, never a crash of the check.
+	defer func() {
+		if r := recover(); r != nil {
+			sp, err = StepPolicy{}, fmt.Errorf("the step's pattern list cannot be read: %v", r)
+		}
+	}()
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
 	if err != nil {
 		return StepPolicy{}, fmt.Errorf("the step does not parse as bash: %w", err)
@@ -84,7 +91,6 @@ func ReadStepPolicy(script string) (StepPolicy, error) {
 	if len(picked) == 0 {
 		return StepPolicy{}, errNoPatternList
 	}
-	var sp StepPolicy
 	var cmds []string
 	for _, g := range picked {
 		raw, mode, err := grepPatterns(g, env, writes)

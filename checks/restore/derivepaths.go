@@ -26,7 +26,12 @@ type StepPaths struct {
 // often; the baseline file is the first absolute file it reads (a <
 // redirect, cat, or a test such as [ -s FILE ]) outside /dev, /proc,
 // /sys and /etc, preferring one whose name says sha, base or commit.
-func ReadStepPaths(script string) StepPaths {
+func ReadStepPaths(script string) (sp StepPaths) {
+	defer func() {
+		if recover() != nil {
+			sp = StepPaths{} // a shape the reader did not foresee: no paths
+		}
+	}()
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
 	if err != nil {
 		return StepPaths{}
@@ -43,7 +48,6 @@ func ReadStepPaths(script string) StepPaths {
 		}
 		return path.Clean(s)
 	}
-	var sp StepPaths
 	reports := map[string]int{}
 	var reportOrder, reads []string
 	syntax.Walk(file, func(n syntax.Node) bool {
