@@ -316,6 +316,30 @@ type grepMode struct {
 	icase, x, word bool
 }
 
+// longFlags are grep's long options that change how it reads patterns,
+// as their short letters.
+var longFlags = map[string]byte{
+	"extended-regexp": 'E', "fixed-strings": 'F', "basic-regexp": 'G', "perl-regexp": 'P',
+	"ignore-case": 'i', "line-regexp": 'x', "word-regexp": 'w', "invert-match": 'v',
+}
+
+// set applies one of grep's short options to the mode; -v is an error.
+func (m *grepMode) set(f byte) error {
+	switch f {
+	case 'E', 'F', 'G', 'P':
+		m.syntax = f
+	case 'i', 'y':
+		m.icase = true
+	case 'x':
+		m.x = true
+	case 'w':
+		m.word = true
+	case 'v':
+		return errors.New("grep -v keeps the paths that do not match; the policy cannot be read as a list of protected paths")
+	}
+	return nil
+}
+
 // grepPatterns expands the arguments of one grep command and returns its
 // patterns, as written, and how grep reads them.
 func grepPatterns(c *syntax.CallExpr, env values, writes map[string][]string) ([]string, grepMode, error) {
@@ -364,22 +388,12 @@ func grepPatterns(c *syntax.CallExpr, env values, writes map[string][]string) ([
 				} else if err := readFile(val); err != nil {
 					return nil, mode, err
 				}
-			case "extended-regexp":
-				mode.syntax = 'E'
-			case "fixed-strings":
-				mode.syntax = 'F'
-			case "basic-regexp":
-				mode.syntax = 'G'
-			case "perl-regexp":
-				mode.syntax = 'P'
-			case "ignore-case":
-				mode.icase = true
-			case "line-regexp":
-				mode.x = true
-			case "word-regexp":
-				mode.word = true
-			case "invert-match":
-				return nil, mode, errors.New("grep --invert-match keeps the paths that do not match; the policy cannot be read as a list of protected paths")
+			default:
+				if f, ok := longFlags[name]; ok {
+					if err := mode.set(f); err != nil {
+						return nil, mode, err
+					}
+				}
 			}
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
@@ -403,23 +417,8 @@ func grepPatterns(c *syntax.CallExpr, env values, writes map[string][]string) ([
 					}
 					break
 				}
-				switch f {
-				case 'E':
-					mode.syntax = 'E'
-				case 'F':
-					mode.syntax = 'F'
-				case 'G':
-					mode.syntax = 'G'
-				case 'P':
-					mode.syntax = 'P'
-				case 'i', 'y':
-					mode.icase = true
-				case 'x':
-					mode.x = true
-				case 'w':
-					mode.word = true
-				case 'v':
-					return nil, mode, errors.New("grep -v keeps the paths that do not match; the policy cannot be read as a list of protected paths")
+				if err := mode.set(f); err != nil {
+					return nil, mode, err
 				}
 			}
 		default:
