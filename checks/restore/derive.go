@@ -263,7 +263,7 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 		appendTo := false
 		for _, r := range st.Redirs {
 			switch r.Op {
-			case syntax.RdrOut, syntax.ClbOut, syntax.AppOut:
+			case syntax.RdrOut, syntax.RdrClob, syntax.AppOut:
 				if r.Word != nil {
 					if s, err := expand.Literal(cfg, r.Word); err == nil {
 						target, appendTo = s, r.Op == syntax.AppOut

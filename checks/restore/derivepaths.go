@@ -57,7 +57,7 @@ func ReadStepPaths(script string) (sp StepPaths) {
 				p := lit(r.Word)
 				switch {
 				case p == "":
-				case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut:
+				case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrClob:
 					if strings.HasSuffix(p, ".json") {
 						if reports[p] == 0 {
 							reportOrder = append(reportOrder, p)
