@@ -97,7 +97,7 @@ func ReadStepPolicy(script string) (sp StepPolicy, err error) {
 		if err != nil {
 			return StepPolicy{}, fmt.Errorf("line %d: %w", g.Pos().Line(), err)
 		}
-		if len(raw) == 0 {
+		if len(raw) == 0 || mode.counts {
 			continue
 		}
 		if sp.Line == 0 {
@@ -314,6 +314,9 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 type grepMode struct {
 	syntax         byte // 'G' basic, 'E' extended, 'F' fixed, 'P' Perl
 	icase, x, word bool
+	// counts is true for -c, -q, -l and -L: grep then prints a count, a
+	// file name or nothing, not the paths it keeps, so it is no filter.
+	counts bool
 }
 
 // longFlags are grep's long options that change how it reads patterns,
@@ -321,6 +324,7 @@ type grepMode struct {
 var longFlags = map[string]byte{
 	"extended-regexp": 'E', "fixed-strings": 'F', "basic-regexp": 'G', "perl-regexp": 'P',
 	"ignore-case": 'i', "line-regexp": 'x', "word-regexp": 'w', "invert-match": 'v',
+	"count": 'c', "quiet": 'q', "silent": 'q', "files-with-matches": 'l', "files-without-match": 'L',
 }
 
 // set applies one of grep's short options to the mode; -v is an error.
@@ -334,6 +338,8 @@ func (m *grepMode) set(f byte) error {
 		m.x = true
 	case 'w':
 		m.word = true
+	case 'c', 'q', 'l', 'L':
+		m.counts = true
 	case 'v':
 		return errors.New("grep -v keeps the paths that do not match; the policy cannot be read as a list of protected paths")
 	}
