@@ -50,10 +50,12 @@ func TestRealExample(t *testing.T) {
 	})
 	want := map[string]map[string]string{
 		good: {RunName: "success", "template-verify / render": "success", "template-verify / restore": "success", "template-verify / pytest": "success", "template-verify / gate": "success",
-			"template-verify / sync": "skipped", "template-verify / names": "success", "template-verify / taint": "success", "template-verify / description": "success", "template-verify / archive": "skipped", "template-verify / ledger": "skipped"},
+			// sync discovers that test.sh's pattern array equals the config's YAML list.
+			"template-verify / sync": "success", "template-verify / names": "success", "template-verify / taint": "success", "template-verify / description": "success", "template-verify / archive": "skipped", "template-verify / ledger": "skipped"},
 		bad: {RunName: "failure", "template-verify / render": "failure", "template-verify / restore": "success", "template-verify / pytest": "failure", "template-verify / gate": "failure",
-			// The bad head's test.sh does not parse, so taint cannot analyse it: not run, published as neutral.
-			"template-verify / sync": "skipped", "template-verify / names": "skipped", "template-verify / taint": "neutral", "template-verify / description": "success", "template-verify / archive": "skipped", "template-verify / ledger": "skipped"},
+			// The bad head's test.sh does not parse, so taint cannot analyse it: not run, published as neutral;
+			// and the discovered copy in it cannot be read: a sync failure.
+			"template-verify / sync": "failure", "template-verify / names": "skipped", "template-verify / taint": "neutral", "template-verify / description": "success", "template-verify / archive": "skipped", "template-verify / ledger": "skipped"},
 	}
 	for sha, wantRuns := range want {
 		got := h.runsOf(sha)
