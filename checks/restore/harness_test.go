@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,12 +117,23 @@ func script(t testing.TB, name string) string {
 	if name == "good.sh" {
 		return readTestdata(t, "scripts/good.sh")
 	}
-	patch, err := filepath.Abs(filepath.Join("testdata", "scripts", strings.TrimSuffix(name, ".sh")+".patch"))
+	return applyPatch(t, readTestdata(t, "scripts/good.sh"), filepath.Join("testdata", "scripts", strings.TrimSuffix(name, ".sh")+".patch"))
+}
+
+// applyPatch applies the patch file (a diff of a file named in it) to
+// text with git apply and returns the result.
+func applyPatch(t testing.TB, text, patchFile string) string {
+	t.Helper()
+	patch, err := filepath.Abs(patchFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := patchedFile(patch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "good.sh"), []byte(readTestdata(t, "scripts/good.sh")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("git", "apply", patch)
@@ -129,11 +141,26 @@ func script(t testing.TB, name string) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git apply %s: %v\n%s", patch, err, out)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "good.sh"))
+	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// patchedFile is the name of the file a one-file patch changes (its
+// "--- a/NAME" line).
+func patchedFile(patch string) (string, error) {
+	b, err := os.ReadFile(patch)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if name, ok := strings.CutPrefix(l, "--- a/"); ok {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%s names no file", patch)
 }
 
 // treeDiff describes the first paths where two trees differ; "" if equal.

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // with grep -f), another checkout, baseline file and report, other
 // report keys, and the base sha in {{ start_sha }}. The config names only
 // the script and its section. The head's grade.sh is testdata/ownnames/
-// <head>.sh.
+// base.sh with <head>.patch applied ("base": none).
 func ownNamesInput(t *testing.T, head string) *checks.Input {
 	t.Helper()
 	return ownNamesInputWith(t, readTestdata(t, "ownnames/config.yml"), head)
@@ -25,7 +26,7 @@ func ownNamesInputWith(t *testing.T, cfg, head string) *checks.Input {
 	t.Helper()
 	const tpl = "task_templates/grade.sh"
 	base := map[string]string{config.Path: cfg, tpl: readTestdata(t, "ownnames/base.sh")}
-	v := makeVerified(t, base, map[string]string{tpl: readTestdata(t, "ownnames/"+head+".sh")})
+	v := makeVerified(t, base, map[string]string{tpl: ownNamesScript(t, head)})
 	return inputFor(t, v)
 }
 
@@ -150,4 +151,14 @@ func TestRestoreStepIsFoundWithoutARestoreBlock(t *testing.T) {
 			t.Errorf("scenario %s fails at the base too (%s): %q", o.Scenario.Name, b.Verdict, o.Diffs)
 		}
 	}
+}
+
+// ownNamesScript is testdata/ownnames/base.sh with <head>.patch applied,
+// so each head's file shows only its change.
+func ownNamesScript(t *testing.T, head string) string {
+	t.Helper()
+	if head == "base" {
+		return readTestdata(t, "ownnames/base.sh")
+	}
+	return applyPatch(t, readTestdata(t, "ownnames/base.sh"), filepath.Join("testdata", "ownnames", head+".patch"))
 }
