@@ -45,6 +45,7 @@ func TestDocsLinks(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+	t.Logf("checked %d links in %d files", links, len(files))
 	if links < 50 {
 		t.Errorf("found %d links in %v: the link reader is broken", links, files)
 	}
