@@ -250,7 +250,9 @@ func listed(names []string, n int) string {
 	return s
 }
 
-// summaryOf says what changed in seed 003's words.
+// summaryOf says what changed in one archive: its members at base and
+// head, what stayed the same (order, mode, mtime, owner), the distinct
+// diffs and the bash -n result of the changed shell members.
 func summaryOf(a changedArchive, d *Diff, added bool, shellRan, shellBad int) string {
 	var s []string
 	if added {

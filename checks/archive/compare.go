@@ -42,7 +42,8 @@ const maxExample = 64 << 10
 // maxShellBytes bounds the bytes of shell members written for bash -n.
 const maxShellBytes = 256 << 20
 
-// diffContext is the context lines of a member diff (seed 003 shows one).
+// diffContext is the context lines of a member diff: one line around each
+// change keeps a one-line edit of a test.sh readable.
 const diffContext = 1
 
 // Mask is one compiled archive mask.
