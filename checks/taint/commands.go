@@ -108,21 +108,31 @@ func (w *walker) call(c *syntax.CallExpr) {
 		return
 	}
 	name := w.literal(c.Args[0])
-	isGit := path.Base(name) == "git"
+	lits := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		lits[i] = w.literal(a)
+	}
+	// The program that runs: git in "git diff", "command git diff" or
+	// "timeout 60 git diff".
+	at := commandAt(lits)
+	isGit := at < len(lits) && path.Base(lits[at]) == "git"
+	argOs := make([]origins, len(c.Args))
 	argsO := w.collect(func() {
 		for i, a := range c.Args {
 			reason, line := "", int(a.Pos().Line())
 			switch {
-			case isGit && i > 0:
+			case isGit && i > at:
 				reason = ReasonGit
-			case i > 0 && baseOption(w.literal(c.Args[i-1])), baseOption(strings.SplitN(w.literal(a), "=", 2)[0]) && strings.Contains(w.literal(a), "="):
+			case i > 0 && baseOption(lits[i-1]), baseOption(strings.SplitN(lits[i], "=", 2)[0]) && strings.Contains(lits[i], "="):
 				reason = ReasonBase
 			}
-			if reason != "" {
-				w.withReason(reason, line, func() { w.word(a) })
-			} else {
-				w.word(a)
-			}
+			argOs[i] = w.collect(func() {
+				if reason != "" {
+					w.withReason(reason, line, func() { w.word(a) })
+				} else {
+					w.word(a)
+				}
+			})
 		}
 	})
 	line := int(c.Args[0].Pos().Line())
@@ -166,10 +176,26 @@ func (w *walker) call(c *syntax.CallExpr) {
 			}
 		}
 	case "read", "mapfile", "readarray":
+		// What they read comes from stdin: a here-string, a here-document,
+		// a file or the pipeline before them.
 		for i, a := range args {
 			if syntax.ValidName(a) && (i == 0 || !takesValue(name, args[i-1])) {
-				w.assign(a, argsO)
+				w.assign(a, argsO.union(w.stdin))
 			}
+		}
+	case "shift":
+		n := 1
+		if len(args) > 0 {
+			if v, err := strconv.Atoi(args[0]); err == nil && v >= 0 {
+				n = v
+			} else {
+				n = -1
+			}
+		}
+		w.shift(n)
+	case "set":
+		if len(args) > 0 && args[0] == "--" && w.positional != nil {
+			w.positional.args = slices.Clone(argOs[2:])
 		}
 	case "printf":
 		if len(args) > 1 && args[0] == "-v" && syntax.ValidName(args[1]) {
@@ -191,7 +217,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 	}
 	if _, ok := w.funcs[name]; ok {
-		w.runFunc(name, prefix)
+		w.runFunc(name, prefix, argOs[1:])
 	}
 }
 
@@ -209,4 +235,53 @@ func (w *walker) command(name string, line int) {
 		u := w.use(KindVariable, "PATH", line)
 		u.Direct = u.Direct || slices.Contains(o, "PATH")
 	}
+}
+
+// wrappers are programs that run the rest of their arguments as a command,
+// with how many arguments that are not options come before the command
+// (timeout's duration).
+var wrappers = map[string]int{"command": 0, "exec": 0, "env": 0, "nice": 0, "nohup": 0, "setsid": 0, "stdbuf": 0, "sudo": 0, "timeout": 1, "xargs": 0}
+
+// wrapperValues are the options of the wrappers that take the next
+// argument as their value.
+var wrapperValues = map[string][]string{
+	"env": {"-u", "-C", "-S"}, "nice": {"-n"}, "stdbuf": {"-i", "-o", "-e"}, "timeout": {"-s", "-k"},
+	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U"}, "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s"},
+}
+
+// commandAt returns the index of the program a command line runs, past the
+// wrappers (command, env, timeout ...), their options and env's NAME=VALUE
+// arguments; len(args) when there is none.
+func commandAt(args []string) int {
+	i := 0
+	for i < len(args) {
+		w := path.Base(args[i])
+		plain, ok := wrappers[w]
+		if !ok {
+			return i
+		}
+		i++
+	opts:
+		for i < len(args) {
+			a := args[i]
+			switch {
+			case a == "--":
+				i++
+				break opts
+			case strings.HasPrefix(a, "-") && len(a) > 1:
+				if slices.Contains(wrapperValues[w], a) {
+					i++
+				}
+				i++
+			case w == "env" && strings.Contains(a, "="):
+				i++
+			case plain > 0:
+				plain--
+				i++
+			default:
+				break opts
+			}
+		}
+	}
+	return i
 }

@@ -9,7 +9,8 @@
 // times, function bodies at each call, subshells that keep their own
 // assignments), or the script made it readonly before the source. A value
 // computed from an uncovered read carries that name (FC_BASE from
-// FC_BASELINE_SHA), also through a branch the read decides. Commands that
+// FC_BASELINE_SHA), also through a branch the read decides, a function's
+// arguments and standard input (a here-string or a pipeline into read). Commands that
 // a function could shadow, or PATH find elsewhere, are listed too.
 //
 // A protected name read uncovered fails the check when the head adds it:

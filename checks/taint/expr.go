@@ -10,7 +10,11 @@ import (
 // read records a read of name: when it is not covered, a use (with what
 // the value carries); in any case, what it carries goes to the sinks.
 func (w *walker) read(name string, line int, withDefault bool) {
-	if !syntax.ValidName(name) || dynamic[name] {
+	if !syntax.ValidName(name) {
+		w.readParam(name, line)
+		return
+	}
+	if dynamic[name] {
 		return
 	}
 	w.names[name] = true
@@ -54,6 +58,33 @@ func (w *walker) read(name string, line int, withDefault bool) {
 		}
 		r.Direct = true
 		r.protect(reason, rline, name)
+	}
+}
+
+// readParam records a read of a positional parameter of the function being
+// walked: it carries what the call's argument carries, to the sinks and,
+// under a reason, to the names the argument carries.
+func (w *walker) readParam(p string, line int) {
+	if w.st.dead {
+		return
+	}
+	o := w.param(p)
+	if len(o) == 0 {
+		return
+	}
+	for _, s := range w.sinks {
+		*s = s.union(o)
+	}
+	if w.reason == "" {
+		return
+	}
+	for _, n := range o {
+		r, ok := w.uses["v:"+n]
+		if !ok {
+			r = w.use(KindVariable, n, line)
+		}
+		r.Direct = true
+		r.protect(w.reason, w.reasonLine, "$"+p)
 	}
 }
 

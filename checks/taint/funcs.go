@@ -1,6 +1,8 @@
 package taint
 
 import (
+	"strconv"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -9,7 +11,7 @@ import (
 // which end with the call, as local variables do). Each function runs at
 // most a few times per walk and never into itself; past that, the call
 // forgets every assignment since the source, which is always safe.
-func (w *walker) runFunc(name string, prefix map[string]origins) {
+func (w *walker) runFunc(name string, prefix map[string]origins, args []origins) {
 	body := w.funcs[name]
 	if w.inCall[name] || w.inlined[name] >= maxCalls {
 		// Not followed: the call may assign anything and, if the body
@@ -32,10 +34,10 @@ func (w *walker) runFunc(name string, prefix map[string]origins) {
 		w.st.assign(n, o)
 	}
 	before := w.nSources
-	loops := w.loops
-	w.loops = nil
+	loops, pos := w.loops, w.positional
+	w.loops, w.positional = nil, &positional{args: args}
 	w.stmt(body)
-	w.loops = loops
+	w.loops, w.positional = loops, pos
 	w.st = joinAll(w.st, frame.returns...)
 	w.frames = w.frames[:len(w.frames)-1]
 	w.inCall[name] = false
@@ -91,4 +93,49 @@ func (w *walker) isLocal(name string) bool {
 		}
 	}
 	return false
+}
+
+// positional are the arguments of the function call being walked, with
+// what each carries; unknown after a shift by an amount the walk cannot
+// tell, when every parameter carries what any argument carries.
+type positional struct {
+	args    []origins
+	unknown bool
+}
+
+// param returns what the positional parameter p ("1", "@", "*") carries
+// in the function being walked; nil outside a function and for a number
+// past the arguments.
+func (w *walker) param(p string) origins {
+	pos := w.positional
+	if pos == nil {
+		return nil
+	}
+	var all origins
+	for _, o := range pos.args {
+		all = all.union(o)
+	}
+	if p == "@" || p == "*" || pos.unknown {
+		return all
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > len(pos.args) {
+		return nil
+	}
+	return pos.args[n-1]
+}
+
+// shift drops the first n positional parameters; n < 0 is an amount the
+// walk cannot tell.
+func (w *walker) shift(n int) {
+	pos := w.positional
+	switch {
+	case pos == nil:
+	case n < 0:
+		pos.unknown = true
+	case n >= len(pos.args):
+		pos.args = nil
+	default:
+		pos.args = pos.args[n:]
+	}
 }

@@ -23,6 +23,11 @@ type walker struct {
 	// pc is what the branch being walked depends on: an assignment in it
 	// carries that too (the agent chooses which value it gets).
 	pc origins
+	// stdin is what the standard input of the statement being walked
+	// carries: its input redirections, or the pipeline part before it.
+	stdin origins
+	// positional are the arguments of the function call being walked.
+	positional *positional
 	// reason and reasonLine mark the reads of the word being walked as
 	// protected (a git argument, a --base value, a redirection's file).
 	reason     string
@@ -77,16 +82,26 @@ func (w *walker) stmt(s *syntax.Stmt) {
 
 func (w *walker) stmtIn(s *syntax.Stmt) {
 	// Redirections are expanded before the command runs.
+	stdin := w.stdin
 	for _, r := range s.Redirs {
+		o := w.collect(func() {
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+				w.withReason(ReasonPath, int(r.Pos().Line()), func() { w.word(r.Word) })
+			default:
+				w.word(r.Word)
+			}
+			w.word(r.Hdoc)
+		})
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
-			w.withReason(ReasonPath, int(r.Pos().Line()), func() { w.word(r.Word) })
-		default:
-			w.word(r.Word)
+		case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			stdin = o
 		}
-		w.word(r.Hdoc)
 	}
+	saved := w.stdin
+	w.stdin = stdin
 	w.cmd(s.Cmd)
+	w.stdin = saved
 }
 
 // subshell walks f in a copy of the state and drops what it changed.
@@ -175,9 +190,13 @@ func (w *walker) binary(c *syntax.BinaryCmd) {
 		w.under(cond, func() { w.stmt(c.Y) })
 		w.st = join(afterX, w.st)
 	default:
-		// Each part of a pipeline runs in a subshell.
-		w.subshell(func() { w.stmt(c.X) })
+		// Each part of a pipeline runs in a subshell; what the first
+		// part reads may reach the second on its standard input.
+		out := w.collect(func() { w.subshell(func() { w.stmt(c.X) }) })
+		saved := w.stdin
+		w.stdin = out
 		w.subshell(func() { w.stmt(c.Y) })
+		w.stdin = saved
 	}
 }
 
