@@ -58,7 +58,7 @@ func (w *walker) decl(c *syntax.DeclClause) {
 			}
 			w.assign(name, o)
 			if !a.Naked && a.Array == nil {
-				w.vals[name] = []string{w.literal(a.Value)}
+				w.st.vals[name] = []string{w.literal(a.Value)}
 			}
 		case variant == "export":
 			w.read(name, line, false)
@@ -102,7 +102,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 			}
 			w.assign(a.Name.Value, prefix[a.Name.Value])
 			if a.Value != nil && a.Array == nil && a.Index == nil && !a.Append {
-				w.vals[a.Name.Value] = []string{w.literal(a.Value)}
+				w.st.vals[a.Name.Value] = []string{w.literal(a.Value)}
 			}
 		}
 		return

@@ -113,7 +113,7 @@ func (w *walker) use(kind, name string, line int) *Use {
 func (w *walker) assign(name string, o origins) {
 	w.names[name] = true
 	w.st.assign(name, o.union(w.pc))
-	delete(w.vals, name)
+	delete(w.st.vals, name)
 }
 
 // word records the reads (and the commands of substitutions) of a word,

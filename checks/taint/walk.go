@@ -15,7 +15,6 @@ type walker struct {
 	funcs    map[string]*syntax.Stmt // the last definition of each function
 	inCall   map[string]bool
 	inlined  map[string]int
-	vals     map[string][]string // literal values of variables, for source paths
 	names    map[string]bool
 	// sinks collect what the reads under way carry: an assignment's value,
 	// a condition.
@@ -52,7 +51,7 @@ type funcFrame struct {
 // newWalker starts a walk; sourced starts it as if a source just ran.
 func newWalker(writable []string, sourced bool) *walker {
 	w := &walker{writable: writable, st: newState(), funcs: map[string]*syntax.Stmt{}, inCall: map[string]bool{}, inlined: map[string]int{},
-		vals: map[string][]string{}, names: map[string]bool{}, uses: map[string]*Use{}}
+		names: map[string]bool{}, uses: map[string]*Use{}}
 	if sourced {
 		w.st.source(SourceAt{Path: "?"})
 	}
@@ -154,7 +153,7 @@ func (w *walker) cmd(c syntax.Command) {
 		w.ifClause(c)
 	case *syntax.WhileClause:
 		var cond origins
-		w.loop(func() { cond = w.collect(func() { w.stmts(c.Cond) }) }, func() { w.under(cond, func() { w.stmts(c.Do) }) }, true)
+		w.loop(func() { cond = w.collect(func() { w.stmts(c.Cond) }) }, func() { w.under(cond, func() { w.stmts(c.Do) }) }, true, endless(c))
 	case *syntax.ForClause:
 		w.forClause(c)
 	case *syntax.CaseClause:
@@ -229,8 +228,9 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 // more at the end; for a for loop, the assignment of the loop variable)
 // and body, which may run zero or more times, until the state at the top
 // settles. After a few passes the state at the top forgets every
-// assignment since the source, which is always safe.
-func (w *walker) loop(cond, body func(), condAtExit bool) {
+// assignment since the source, which is always safe. An endless loop
+// (while true) ends only at a break.
+func (w *walker) loop(cond, body func(), condAtExit, endless bool) {
 	frame := &loopFrame{}
 	w.loops = append(w.loops, frame)
 	entry := w.st.clone()
@@ -248,6 +248,10 @@ func (w *walker) loop(cond, body func(), condAtExit bool) {
 		} else {
 			exit = join(head, next)
 		}
+		if endless {
+			exit = exit.clone()
+			exit.dead = true
+		}
 		grown := join(head, next)
 		if same(grown, head) || w.overflow {
 			break
@@ -256,6 +260,7 @@ func (w *walker) loop(cond, body func(), condAtExit bool) {
 		if pass == 4 {
 			head.vars = map[string]origins{}
 			head.funcs = map[string]bool{}
+			head.vals = map[string][]string{}
 		}
 	}
 	w.loops = w.loops[:len(w.loops)-1]
@@ -274,8 +279,8 @@ func (w *walker) forClause(c *syntax.ForClause) {
 		})
 		name := l.Name.Value
 		w.names[name] = true
-		w.vals[name] = items
-		w.loop(func() { w.st.assign(name, o.union(w.pc)) }, func() { w.under(o, func() { w.stmts(c.Do) }) }, false)
+		w.st.vals[name] = items
+		w.loop(func() { w.st.assign(name, o.union(w.pc)) }, func() { w.under(o, func() { w.stmts(c.Do) }) }, false, false)
 	case *syntax.CStyleLoop:
 		w.arithm(l.Init)
 		var cond origins
@@ -284,7 +289,7 @@ func (w *walker) forClause(c *syntax.ForClause) {
 				w.stmts(c.Do)
 				w.arithm(l.Post)
 			})
-		}, true)
+		}, true, l.Cond == nil)
 	}
 }
 
@@ -341,4 +346,24 @@ func (w *walker) jump(kind string, n int) {
 		}
 	}
 	w.st.dead = true
+}
+
+// endless reports whether a while or until loop's condition is the
+// literal command that never ends it: while : or true, until false.
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	s := c.Cond[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || s.Negated || s.Background || len(s.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+		return false
+	}
+	switch call.Args[0].Lit() {
+	case ":", "true":
+		return !c.Until
+	case "false":
+		return c.Until
+	}
+	return false
 }
