@@ -229,7 +229,5 @@ func (r *runner) publisherGate(ctx context.Context, pr *github.PullRequest) chec
 		g.PolicyErr = errors.New("the publisher has no checkout of the base repository to read the gated branches from")
 		return g
 	}
-	pol := verify.GatePolicy(ctx, r.workspace, base, r.in.Config)
-	g.Branches, g.PolicyErr = pol.Branches, pol.Err
-	return g
+	return verify.GatePolicy(ctx, r.workspace, base, r.in.Config).Gate(g.BaseRef)
 }

@@ -323,7 +323,7 @@ func (r *runner) gate(ctx context.Context) checks.Gate {
 	if pol.Err != nil {
 		r.gha.Warningf("The gate applies to every branch: %s", pol.Err)
 	}
-	return checks.Gate{BaseRef: r.ev.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+	return pol.Gate(r.ev.BaseRef)
 }
 
 // verifyFailed reports a verification that did not finish (the session

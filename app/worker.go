@@ -163,8 +163,7 @@ func (s *server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *
 		},
 		Checks: s.checks,
 		Gate: func(ctx context.Context) checks.Gate {
-			pol := verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "")
-			return checks.Gate{BaseRef: j.BaseRef, Branches: pol.Branches, PolicyErr: pol.Err}
+			return verify.GatePolicy(ctx, s.workDir(j), j.BaseSHA, "").Gate(j.BaseRef)
 		},
 		CommentMode: commentMode(j),
 		ServerURL:   webOrigin(j.CloneURL),

@@ -27,6 +27,10 @@ type Gate struct {
 	// Untrusted is set when pull-request code made the results (a fork's
 	// own job uploaded the report): the gate then never passes from them.
 	Untrusted bool
+	// AnyBranch makes the gate apply whatever the branch. The ledger's
+	// re-verification of a merged pull request (verify.LedgerVerify) asks
+	// whether its results pass the gate and knows no branch.
+	AnyBranch bool
 }
 
 // Branch is the base branch without "refs/heads/".
@@ -39,7 +43,7 @@ func (g Gate) Applies() bool { return g.notGated() == "" }
 // notGated says why the gate does not apply, or "" when it does.
 func (g Gate) notGated() NotGated {
 	switch {
-	case g.PolicyErr != nil:
+	case g.PolicyErr != nil, g.AnyBranch:
 		return ""
 	case g.Branch() == "":
 		return NotGatedNoBranch

@@ -7,7 +7,8 @@ import (
 )
 
 // Taint configures the taint check: what a file the agent can write can
-// change in a script that sources it (seed 004). Empty fields take the
+// change in a script that sources it, such as a skip flag that turns the
+// tests off. Empty fields take the
 // datasmith defaults below, so a file can set one key and keep the rest;
 // taint: null turns the check off.
 type Taint struct {
@@ -36,8 +37,9 @@ type Taint struct {
 // Datasmith defaults of the taint check.
 var (
 	DefaultAgentWritable = []string{"/etc/profile.d/*", "/workspace/repo/**"}
-	// DefaultProtect: the skip flags and the values seed 004 lists that
-	// decide the reward (timing inputs, time limits, parser thresholds).
+	// DefaultProtect: the skip flags of the datasmith templates and the
+	// values that decide the reward (timing inputs, time limits, parser
+	// thresholds).
 	DefaultProtect = []string{
 		"FC_SKIP_*",
 		"FC_PYTEST_TIMEOUT",

@@ -14,7 +14,7 @@ import (
 const (
 	// headArchive adds data/tasks-00000.tar: six tasks, four members each.
 	headArchive = "archive-dataset"
-	// headArchiveEdit applies seed 003's edit to every tests/test.sh of the
+	// headArchiveEdit applies one edit to every tests/test.sh of the
 	// archive (PR base: headArchive): the passing head.
 	headArchiveEdit = "archive-test-sh"
 	// headArchiveBad is the same edit with one test.sh that bash -n
@@ -25,7 +25,7 @@ const (
 // TestArchiveExample verifies the archive heads with the default checks:
 // no template changes, so only the archive check runs (before, the
 // verification stopped at "no template changed" and compared nothing).
-// The seed 003 edit passes with one distinct diff; the broken head fails
+// The edit of every test.sh passes with one distinct diff; the broken head fails
 // on bash -n and on the mode change; the new archive passes bash -n.
 func TestArchiveExample(t *testing.T) {
 	t.Parallel()

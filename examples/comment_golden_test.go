@@ -13,7 +13,7 @@ import (
 	"github.com/formula-code/template-verify/checks/archive"
 	"github.com/formula-code/template-verify/checks/description"
 	"github.com/formula-code/template-verify/checks/names"
-	synccheck "github.com/formula-code/template-verify/checks/sync"
+	"github.com/formula-code/template-verify/checks/synccheck"
 	"github.com/formula-code/template-verify/checks/taint"
 	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"

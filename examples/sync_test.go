@@ -9,7 +9,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/names"
 	"github.com/formula-code/template-verify/checks/render"
-	synccheck "github.com/formula-code/template-verify/checks/sync"
+	"github.com/formula-code/template-verify/checks/synccheck"
 	"github.com/formula-code/template-verify/verify"
 )
 

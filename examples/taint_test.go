@@ -19,7 +19,7 @@ import (
 // them on a copy of the example.
 const (
 	// headTaintFlags reads the skip flags after the profile files, as the
-	// first commit of seed 004 did.
+	// first commit of datasmith's FC_SKIP_PYTEST change did.
 	headTaintFlags = "taint-flags-after-source"
 	// headTaintNewFlag adds FC_SKIP_TIMING the right way: read before any
 	// source into a readonly copy, then unset (the near miss that passes).
@@ -78,7 +78,7 @@ func TestDescriptionExample(t *testing.T) {
 	}
 	res := runOne(t, b, HeadGood, description.New(), string(seed))
 	if res.Conclusion != checks.Success || len(res.Findings) != 3 {
-		t.Errorf("seed 004: %s with %d findings, want success with 3 sentence-length warnings", res.Conclusion, len(res.Findings))
+		t.Errorf("the FC_SKIP_PYTEST description: %s with %d findings, want success with 3 sentence-length warnings", res.Conclusion, len(res.Findings))
 	}
 	mutated := strings.Replace(string(seed), "## Purpose\n", "## Purpose\n\nA robust fix.\n", 1)
 	res = runOne(t, b, HeadGood, description.New(), mutated)

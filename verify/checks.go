@@ -8,7 +8,7 @@ import (
 	pytestcheck "github.com/formula-code/template-verify/checks/pytest"
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/checks/restore"
-	synccheck "github.com/formula-code/template-verify/checks/sync"
+	"github.com/formula-code/template-verify/checks/synccheck"
 	"github.com/formula-code/template-verify/checks/taint"
 )
 

@@ -41,19 +41,23 @@ func withoutLedger() []checks.Check {
 
 // LedgerVerify verifies one merged pull request again, from the release
 // branch before its merge (base) to the head it merged, and returns what
-// its gate would conclude: success when every check passed or was
-// skipped, else failure.
+// its gate would conclude (checks.GateOf with the policy read at base):
+// success or failure.
 func LedgerVerify(ctx context.Context, repo, base, head string) (string, error) {
-	rep, err := Run(ctx, Options{RepoDir: repo, Base: base, Head: head, Checks: withoutLedger})
+	rep, pol, err := run(ctx, Options{RepoDir: repo, Base: base, Head: head, Checks: withoutLedger})
 	if err != nil {
 		return "", err
 	}
-	for _, r := range rep.Results {
-		if r.Conclusion != checks.Success && r.Conclusion != checks.Skipped {
-			return "failure", nil
-		}
-	}
-	return "success", nil
+	return string(ledgerGate(rep.Results, pol).Conclusion), nil
+}
+
+// ledgerGate is the gate over the results of a merged pull request's
+// re-verification. It applies whatever the branch: the ledger asks
+// whether the results pass, and the gate's rule says which do.
+func ledgerGate(results []checks.Result, pol Policy) checks.GateVerdict {
+	g := pol.Gate("")
+	g.AnyBranch = true
+	return checks.GateOf(results, g)
 }
 
 // ChecksWithGitHubLedger is ChecksWithLedger over GitHub's API: the check

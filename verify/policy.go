@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
 // Policy is everything that decides the gate and bounds a run: the gated
 // branches, pre_existing, restore.refusal_exit (where the base sets it),
-// the time limits of the checks and the limits block. It is read at the base commit, which the pull request cannot
-// change; the head's configuration can tighten a limit, never lift it.
+// the time limits of the checks and the limits block. It is read at the
+// base commit, which the pull request cannot change; the head's
+// configuration can tighten a limit, never lift it.
 // The Action, the App and Run read it through GatePolicy alone.
 type Policy struct {
 	Rev    string // the commit it was read at
@@ -47,6 +49,13 @@ func GatePolicy(ctx context.Context, dir, rev, path string) Policy {
 	}
 	pol.Config, pol.Source, pol.Branches = cfg, cfg.Source, cfg.Gate.Branches
 	return pol
+}
+
+// Gate is the gate's input for a pull request into baseRef (a branch
+// name) under this policy: the Action, the App and LedgerVerify build it
+// here alone.
+func (p Policy) Gate(baseRef string) checks.Gate {
+	return checks.Gate{BaseRef: baseRef, Branches: p.Branches, PolicyErr: p.Err}
 }
 
 // Bounds of every check's time limit, whatever a configuration says.

@@ -216,17 +216,30 @@ func TestGatePolicyIsReadAtTheBase(t *testing.T) {
 		name, rev string
 		want      []string
 		err       bool
+		// gated are the branches whose pull requests the gate decides.
+		gated, free []string
 	}{
-		{"config file", base, []string{"develop"}, false},
-		{"no config file", none, []string{"release/*", "main"}, false},
-		{"broken config file", broken, nil, true},
-		{"unknown commit", strings.Repeat("0", 40), nil, true},
+		{"config file", base, []string{"develop"}, false, []string{"develop", "refs/heads/develop"}, []string{"main", "release/x"}},
+		{"no config file", none, []string{"release/*", "main"}, false, []string{"main", "release/x"}, []string{"develop"}},
+		{"broken config file", broken, nil, true, []string{"main", "develop", "feature"}, nil},
+		{"unknown commit", strings.Repeat("0", 40), nil, true, []string{"main", "develop"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			pol := GatePolicy(context.Background(), r.Dir(), tc.rev, "")
 			if (pol.Err != nil) != tc.err || !slices.Equal(pol.Branches, tc.want) {
 				t.Fatalf("policy %+v, want branches %v, error %v", pol, tc.want, tc.err)
+			}
+			// Policy.Gate is the one gate input of the Action and the App.
+			for _, b := range tc.gated {
+				if g := pol.Gate(b); !g.Applies() || g.PolicyErr != pol.Err {
+					t.Errorf("the gate of a pull request into %s does not apply (%+v)", b, g)
+				}
+			}
+			for _, b := range tc.free {
+				if g := pol.Gate(b); g.Applies() {
+					t.Errorf("the gate of a pull request into %s applies (%+v)", b, g)
+				}
 			}
 		})
 	}

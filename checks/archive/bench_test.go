@@ -19,7 +19,8 @@ import (
 	"github.com/formula-code/template-verify/plan"
 )
 
-// Seed 003's archive: 1,317 tasks, 10,536 members, about 55 MB.
+// The size of a datasmith dataset archive: 1,317 tasks, 10,536 members,
+// about 55 MB.
 const (
 	benchTasks  = 1317
 	benchOthers = 7
@@ -102,7 +103,7 @@ func peakMB() float64 {
 	return 0
 }
 
-// BenchmarkCompare streams seed 003's two archives from git cat-file and
+// BenchmarkCompare streams two such archives from git cat-file and
 // compares them member by member (no bash -n).
 func BenchmarkCompare(b *testing.B) {
 	in := benchInput(b)
@@ -132,7 +133,7 @@ func BenchmarkCompare(b *testing.B) {
 	b.ReportMetric(peakMB(), "peak-RSS-MB")
 }
 
-// BenchmarkCheck is the whole check on seed 003's archive, bash -n on the
+// BenchmarkCheck is the whole check on such an archive, bash -n on the
 // 1,317 changed scripts included.
 func BenchmarkCheck(b *testing.B) {
 	in := benchInput(b)

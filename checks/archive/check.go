@@ -9,11 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -225,163 +223,6 @@ func (c *Check) unreadable(o outcome, a changedArchive, at string, err error) ou
 	return o
 }
 
-var kindTitle = map[string]string{
-	KindAdded: "added", KindRemoved: "removed", KindOrder: "order changed", KindMode: "mode changed",
-	KindMtime: "mtime changed", KindOwner: "owner changed", KindType: "type changed",
-}
-
-func kindMessage(k string, kd *Kind, d *Diff) string {
-	switch k {
-	case KindAdded:
-		return fmt.Sprintf("%s new at head: %s.", verb(kd.Count, "member is", "members are"), listed(d.Added, kd.Count))
-	case KindRemoved:
-		return fmt.Sprintf("%s gone at head: %s.", verb(kd.Count, "member is", "members are"), listed(d.Removed, kd.Count))
-	case KindOrder:
-		return fmt.Sprintf("%s.", upper(kd.Detail))
-	}
-	return fmt.Sprintf("%s %s. Example: %s, %s.", verb(kd.Count, "member changes its", "members change their"), k, kd.Example, kd.Detail)
-}
-
-func listed(names []string, n int) string {
-	s := strings.Join(names, ", ")
-	if n > len(names) {
-		s += fmt.Sprintf(" and %d more", n-len(names))
-	}
-	return s
-}
-
-// summaryOf says what changed in seed 003's words.
-func summaryOf(a changedArchive, d *Diff, added bool, shellRan, shellBad int) string {
-	var s []string
-	if added {
-		s = append(s, fmt.Sprintf("%s is new: %s members.", code(a.Path), thousands(d.HeadMembers)))
-	} else {
-		same := []string{}
-		if d.Kinds[KindOrder] == nil {
-			same = append(same, "in the same order")
-		}
-		var meta []string
-		for _, k := range []string{KindMode, KindMtime, KindOwner} {
-			if d.Kinds[k] == nil {
-				meta = append(meta, k)
-			}
-		}
-		if len(meta) > 0 {
-			same = append(same, "with the same "+strings.Join(meta, "/"))
-		}
-		if d.BaseMembers == d.HeadMembers && d.Kinds[KindAdded] == nil && d.Kinds[KindRemoved] == nil {
-			s = append(s, fmt.Sprintf("%s: the same %s members at base and head %s.", code(a.Path), thousands(d.HeadMembers), strings.Join(same, " ")))
-		} else {
-			s = append(s, fmt.Sprintf("%s: %s members at base, %s at head.", code(a.Path), thousands(d.BaseMembers), thousands(d.HeadMembers)))
-		}
-		s[0] = strings.Replace(s[0], " .", ".", 1)
-	}
-	s = append(s, fmt.Sprintf("%s changed, %s after masking.", plural(d.Changed, "member"), plural(d.Distinct(), "distinct diff")))
-	if d.Changed > 0 && len(d.ChangedByName) == 1 {
-		for n := range d.ChangedByName {
-			s[len(s)-1] = fmt.Sprintf("%s changed (all %s), %s after masking.", plural(d.Changed, "member"), code(n), plural(d.Distinct(), "distinct diff"))
-		}
-	}
-	if !added && onlyContent(d) {
-		s = append(s, "No other member of the archive changed.")
-	}
-	if shellRan > 0 {
-		if shellBad == 0 {
-			s = append(s, fmt.Sprintf("Every changed shell member passes `bash -n` (%s).", thousands(shellRan)))
-		} else {
-			s = append(s, fmt.Sprintf("%d of %s changed shell members fail `bash -n`.", shellBad, thousands(shellRan)))
-		}
-	}
-	return strings.Join(s, " ")
-}
-
-// onlyContent reports whether nothing but contents changed.
-func onlyContent(d *Diff) bool { return len(d.Kinds) == 0 }
-
-var bashLine = regexp.MustCompile(`^[^:]*: line (\d+): (.*)$`)
-
-// bashN runs bash -n, sandboxed, on every changed shell member at head in
-// one sandbox, and again at base on those that fail, to tell a failure that
-// happens before this change.
-func bashN(ctx context.Context, archive, work string, files []ShellFile, strict bool) ([]checks.Finding, int, error) {
-	if len(files) == 0 {
-		return nil, 0, nil
-	}
-	headBad, err := runBashN(ctx, filepath.Join(work, "head"))
-	if err != nil {
-		return nil, 0, err
-	}
-	var baseBad map[string]string
-	var again []string
-	for _, f := range files {
-		if _, bad := headBad[f.File]; bad && f.HasBase {
-			again = append(again, f.File)
-		}
-	}
-	if len(again) > 0 {
-		if baseBad, err = runBashN(ctx, filepath.Join(work, "base")); err != nil {
-			return nil, 0, err
-		}
-	}
-	var out []checks.Finding
-	for _, f := range files {
-		msg, bad := headBad[f.File]
-		if !bad {
-			continue
-		}
-		if len(out) == maxBashFindings {
-			out = append(out, checks.Finding{Path: archive, Level: checks.LevelFailure, Title: "bash -n rejects more changed shell members", Message: "More changed shell members fail bash -n; the first ones are listed."})
-			continue
-		}
-		if len(out) > maxBashFindings {
-			continue
-		}
-		line, text := 0, msg
-		if m := bashLine.FindStringSubmatch(firstLine(msg)); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			text = m[2]
-		}
-		fd := checks.Finding{Path: archive, Level: checks.LevelFailure, Title: "bash -n rejects a changed shell member",
-			Message: fmt.Sprintf("bash -n rejects %s at line %d: %s", f.Member, line, text)}
-		if bm, ok := baseBad[f.File]; ok && bashMsg(bm) == bashMsg(msg) {
-			fd.Title += ": fails before this change"
-			fd.Message += " The base's member fails the same way, so this PR does not cause it."
-			if !strict {
-				fd.Level = checks.LevelWarning
-			}
-		}
-		out = append(out, fd)
-	}
-	return out, len(files), nil
-}
-
-func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
-
-func bashMsg(s string) string {
-	if m := bashLine.FindStringSubmatch(firstLine(s)); m != nil {
-		return m[2]
-	}
-	return s
-}
-
-// runBashN runs bash -n on every *.sh file of dir in one sandbox and
-// returns bash's message for each file it rejects.
-func runBashN(ctx context.Context, dir string) (map[string]string, error) {
-	// Batches of 50 files, as many batches at once as there are CPUs; each
-	// record is one short write, so records do not mix.
-	script := `printf '%s\0' *.sh | xargs -0 -r -n 50 -P "$(nproc)" bash -c 'for f; do [ -e "$f" ] || continue; out=$(bash -n "$f" 2>&1) || printf "\001%s\n%s\n" "$f" "$out"; done' _`
-	o := sandbox.Run(ctx, sandbox.Spec{Args: []string{"bash", "-c", script}, Dir: dir, Timeout: 5 * time.Minute, Sandbox: true, MaxOutput: 4 << 20})
-	if o.Err != nil || o.ExitCode != 0 {
-		return nil, fmt.Errorf("bash -n did not finish (exit %d): %v %s", o.ExitCode, o.Err, sandbox.Tail(o.Stderr, 400))
-	}
-	bad := map[string]string{}
-	for _, rec := range strings.Split(string(o.Stdout), "\x01")[1:] {
-		name, msg, _ := strings.Cut(rec, "\n")
-		bad[name] = strings.TrimSpace(msg)
-	}
-	return bad, nil
-}
-
 func compileMasks(ms []config.Mask) ([]Mask, error) {
 	out := make([]Mask, 0, len(ms))
 	for _, m := range ms {
@@ -408,42 +249,6 @@ func failed(res checks.Result, title string, err error) checks.Result {
 	return res
 }
 
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = code(s)
-	}
-	return out
-}
-
-func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
-
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return thousands(n) + " " + word + "s"
-}
-
-// thousands writes n with comma separators, as the seeds do (1,317).
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // HasWork reports whether the change touches an archive that the config
 // names: the check then runs even when no template changed.
 func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
@@ -457,12 +262,4 @@ func (*Check) HasWork(p *plan.Plan, base, head *config.Config) bool {
 		}
 	}
 	return false
-}
-
-// verb is "1 member gets" or "5 members get".
-func verb(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
 }

@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 		findingText string
 	}{
 		{
-			name: "seed 003: every test.sh gets one edit",
+			name: "a dataset edit: every test.sh gets one edit",
 			files: func(t *testing.T, r *gittest.Repo, head bool) {
 				writeBytes(t, r, tarPath, makeTar(t, dataset(9, 2, 10, head), false))
 			},

@@ -4,12 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -42,7 +39,8 @@ const maxExample = 64 << 10
 // maxShellBytes bounds the bytes of shell members written for bash -n.
 const maxShellBytes = 256 << 20
 
-// diffContext is the context lines of a member diff (seed 003 shows one).
+// diffContext is the context lines of a member diff: one line around each
+// change keeps a one-line edit of a test.sh readable.
 const diffContext = 1
 
 // Mask is one compiled archive mask.
@@ -343,99 +341,8 @@ func (d *Diff) compare(b, h *member, opt Options) error {
 	return d.shell(b, h, opt)
 }
 
-// hunkHeader matches a unified diff's hunk header.
-var hunkHeader = regexp.MustCompile(`(?m)^@@ [^@]* @@`)
-
-// group adds a member's diff to its group: the diff without its file
-// names and line numbers, with the masks applied.
-func (d *Diff) group(name, diff string, masks []Mask) {
-	body := diff
-	for range 2 { // the --- and +++ lines
-		if _, rest, ok := strings.Cut(body, "\n"); ok {
-			body = rest
-		}
-	}
-	masked := hunkHeader.ReplaceAllString(body, "@@")
-	for _, m := range masks {
-		masked = m.Re.ReplaceAllString(masked, m.Replace)
-	}
-	sum := sha256.Sum256([]byte(masked)) // the key: memory does not grow with the diffs
-	key := string(sum[:])
-	if len(diff) > maxExample {
-		diff = diff[:maxExample] + fmt.Sprintf("\n(the diff is cut at %d bytes)\n", maxExample)
-	}
-	if g, ok := d.groupIndex[key]; ok {
-		g.Count++
-		return
-	}
-	if len(d.Groups) >= maxGroups {
-		d.GroupsCut++
-		d.groupIndex[key] = &Group{Count: 1}
-		return
-	}
-	g := &Group{Count: 1, Example: name, Diff: diff}
-	d.groupIndex[key] = g
-	d.Groups = append(d.Groups, g)
-}
-
-// Distinct is the number of distinct diffs after masking.
-func (d *Diff) Distinct() int { return len(d.Groups) + d.GroupsCut }
-
 // isText reports whether data looks like text: no NUL byte.
 func isText(data []byte) bool { return bytes.IndexByte(data, 0) < 0 }
-
-// isShell reports whether a member is a shell script: a .sh name or a
-// bash or sh shebang.
-func isShell(name string, data []byte) bool {
-	if strings.HasSuffix(name, ".sh") {
-		return true
-	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	if !bytes.HasPrefix(line, []byte("#!")) {
-		return false
-	}
-	f := strings.Fields(strings.TrimPrefix(string(line), "#!"))
-	if len(f) == 0 {
-		return false
-	}
-	prog := path.Base(f[0])
-	if prog == "env" && len(f) > 1 {
-		prog = f[1]
-	}
-	return prog == "bash" || prog == "sh"
-}
-
-// shell writes a changed or added shell member for bash -n.
-func (d *Diff) shell(b, h *member, opt Options) error {
-	if opt.ShellDir == "" || h.Type != tar.TypeReg {
-		return nil
-	}
-	if !h.HasData { // too large to keep: a shell member is counted as not checked
-		if strings.HasSuffix(display(h.Name), ".sh") {
-			d.ShellCut++
-		}
-		return nil
-	}
-	if !isText(h.Data) || !isShell(display(h.Name), h.Data) {
-		return nil
-	}
-	if len(d.Shell) >= opt.MaxShell || d.shellBytes+int64(len(h.Data)) > maxShellBytes {
-		d.ShellCut++
-		return nil
-	}
-	d.shellBytes += int64(len(h.Data))
-	f := ShellFile{Member: display(h.Name), File: fmt.Sprintf("%06d.sh", len(d.Shell)), HasBase: b != nil && b.HasData}
-	if err := os.WriteFile(filepath.Join(opt.ShellDir, "head", f.File), h.Data, 0o644); err != nil {
-		return fmt.Errorf("write a shell member for bash -n: %w", err)
-	}
-	if f.HasBase {
-		if err := os.WriteFile(filepath.Join(opt.ShellDir, "base", f.File), b.Data, 0o644); err != nil {
-			return fmt.Errorf("write a shell member for bash -n: %w", err)
-		}
-	}
-	d.Shell = append(d.Shell, f)
-	return nil
-}
 
 // moved counts the common members that are out of order: the number of
 // pairs outside the longest run that keeps its order.
@@ -452,19 +359,6 @@ func (d *Diff) moved() int {
 		}
 	}
 	return len(p) - len(tails)
-}
-
-// errNoShellDir is returned when the shell folder cannot be made.
-var errNoShellDir = errors.New("no folder for bash -n")
-
-// makeShellDir makes dir/base and dir/head.
-func makeShellDir(dir string) error {
-	for _, s := range []string{"base", "head"} {
-		if err := os.MkdirAll(filepath.Join(dir, s), 0o755); err != nil {
-			return fmt.Errorf("%w: %w", errNoShellDir, err)
-		}
-	}
-	return nil
 }
 
 // sumOf is the sha256 of a member's content.

@@ -29,7 +29,7 @@ func TestCompare(t *testing.T) {
 		kinds    map[string]int
 	}{
 		{name: "same archive", head: base, kinds: map[string]int{}},
-		{name: "seed 003 edit: one distinct diff once the sha is masked", head: dataset(12, 3, 10, true), changed: 12, distinct: 1, kinds: map[string]int{}},
+		{name: "one edit to every test.sh: one distinct diff once the sha is masked", head: dataset(12, 3, 10, true), changed: 12, distinct: 1, kinds: map[string]int{}},
 		{name: "gzip", head: dataset(12, 3, 10, true), gz: true, changed: 12, distinct: 1, kinds: map[string]int{}},
 		{name: "one task gets another edit", head: mod(func(es []entry) []entry {
 			h := dataset(12, 3, 10, true)

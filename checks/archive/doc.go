@@ -1,6 +1,6 @@
 // Package archive is the archive check: when a pull request changes a
 // dataset archive that the config names (tar, tar.gz), it compares the base
-// and head archives member by member, as seed 003 did by hand: members
+// and head archives member by member, as a reviewer would by hand: members
 // added or removed, order, type, mode, size, mtime and owner; for changed
 // text members the diff per member, grouped into distinct diffs once the
 // configured masks (by default 40-hex commit shas) are applied; and bash -n,

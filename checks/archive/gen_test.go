@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// The test.sh of seed 003, cut to the lines its diff touches.
+// A datasmith task's test.sh, cut to the lines a dataset edit touches.
 const testSHBase = `#!/bin/bash
 find_repo() {
   want="$1"
@@ -140,8 +140,8 @@ func taskSHA(i int) string {
 	return hex.EncodeToString(s[:])
 }
 
-// dataset is seed 003's archive in small: per task a test.sh and other
-// members (fill bytes each). head applies seed 003's edit to every test.sh.
+// dataset is a datasmith dataset archive in small: per task a test.sh and
+// other members (fill bytes each). head applies one edit to every test.sh.
 func dataset(tasks, others, fill int, head bool) []entry {
 	var out []entry
 	pad := strings.Repeat("x", fill)

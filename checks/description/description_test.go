@@ -57,8 +57,9 @@ func TestSeedsPass(t *testing.T) {
 	}
 }
 
-// TestMutations breaks one rule in a copy of seed 004 (which has only
-// sentence-length warnings) and checks the new finding: a warning by
+// TestMutations breaks one rule in a copy of testdata/seeds/004_* (a
+// datasmith pull request description with only sentence-length
+// warnings) and checks the new finding: a warning by
 // default, a failure with description.level: fail.
 func TestMutations(t *testing.T) {
 	t.Parallel()

@@ -123,7 +123,8 @@ func writeFile(dir, rel, content string) error {
 	return nil
 }
 
-// testPathRes are the test-file patterns of the restore policy (seed 000).
+// testPathRes are the test-file patterns of the restore policy
+// (config.TestFilePatterns), compiled.
 var testPathRes = func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, p := range config.TestFilePatterns {

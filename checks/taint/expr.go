@@ -1,9 +1,7 @@
 package taint
 
 import (
-	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -12,7 +10,11 @@ import (
 // read records a read of name: when it is not covered, a use (with what
 // the value carries); in any case, what it carries goes to the sinks.
 func (w *walker) read(name string, line int, withDefault bool) {
-	if !syntax.ValidName(name) || dynamic[name] {
+	if !syntax.ValidName(name) {
+		w.readParam(name, line)
+		return
+	}
+	if dynamic[name] {
 		return
 	}
 	w.names[name] = true
@@ -59,6 +61,33 @@ func (w *walker) read(name string, line int, withDefault bool) {
 	}
 }
 
+// readParam records a read of a positional parameter of the function being
+// walked: it carries what the call's argument carries, to the sinks and,
+// under a reason, to the names the argument carries.
+func (w *walker) readParam(p string, line int) {
+	if w.st.dead {
+		return
+	}
+	o := w.param(p)
+	if len(o) == 0 {
+		return
+	}
+	for _, s := range w.sinks {
+		*s = s.union(o)
+	}
+	if w.reason == "" {
+		return
+	}
+	for _, n := range o {
+		r, ok := w.uses["v:"+n]
+		if !ok {
+			r = w.use(KindVariable, n, line)
+		}
+		r.Direct = true
+		r.protect(w.reason, w.reasonLine, "$"+p)
+	}
+}
+
 // protect gives the use a reason to be protected: the first one, or a git,
 // base or file reason over a default (it says more).
 func (u *Use) protect(reason string, line int, via string) {
@@ -84,7 +113,7 @@ func (w *walker) use(kind, name string, line int) *Use {
 func (w *walker) assign(name string, o origins) {
 	w.names[name] = true
 	w.st.assign(name, o.union(w.pc))
-	delete(w.vals, name)
+	delete(w.st.vals, name)
 }
 
 // word records the reads (and the commands of substitutions) of a word,
@@ -208,206 +237,4 @@ func lone(x syntax.ArithmExpr) *syntax.Lit {
 		return nil
 	}
 	return l
-}
-
-// decl walks declare, local, export, readonly and typeset. A name with a
-// value is assigned; local (and declare or typeset in a function, without
-// -g) makes it local, with no value an empty one; a bare export passes
-// the value to every child program, so it counts as a read.
-func (w *walker) decl(c *syntax.DeclClause) {
-	variant := c.Variant.Value
-	readonly := variant == "readonly"
-	global := false
-	functions := false
-	for _, a := range c.Args {
-		if a.Naked && a.Name == nil && a.Value != nil {
-			opt := w.literal(a.Value)
-			if strings.HasPrefix(opt, "-") {
-				readonly = readonly || strings.Contains(opt, "r")
-				global = global || strings.Contains(opt, "g")
-				functions = functions || strings.ContainsAny(opt, "fFp")
-				continue
-			}
-			w.word(a.Value)
-		}
-	}
-	if functions {
-		return
-	}
-	local := variant == "local" || (variant == "declare" || variant == "typeset") && !global && len(w.frames) > 0
-	for _, a := range c.Args {
-		if a.Name == nil {
-			continue
-		}
-		name := a.Name.Value
-		line := int(a.Name.Pos().Line())
-		o := w.collect(func() {
-			w.word(a.Value)
-			if a.Array != nil {
-				for _, e := range a.Array.Elems {
-					w.word(e.Value)
-				}
-			}
-		})
-		if local {
-			w.local(name)
-		}
-		switch {
-		case !a.Naked || local || a.Array != nil:
-			if a.Append {
-				o = o.union(w.st.status(name))
-			}
-			w.assign(name, o)
-			if !a.Naked && a.Array == nil {
-				w.vals[name] = []string{w.literal(a.Value)}
-			}
-		case variant == "export":
-			w.read(name, line, false)
-		default:
-			w.names[name] = true
-		}
-		if readonly {
-			w.st.readonly(name)
-		}
-	}
-}
-
-// call walks a simple command: its assignments and words, then what the
-// command does to the state (source, unset, read, a jump, a function of
-// the script).
-func (w *walker) call(c *syntax.CallExpr) {
-	prefix := map[string]origins{}
-	for _, a := range c.Assigns {
-		o := w.collect(func() {
-			w.word(a.Value)
-			if a.Array != nil {
-				for _, e := range a.Array.Elems {
-					w.word(e.Value)
-				}
-			}
-			if a.Index != nil {
-				w.arithm(a.Index)
-			}
-		})
-		if a.Name != nil {
-			if a.Append || a.Index != nil {
-				o = o.union(w.st.status(a.Name.Value))
-			}
-			prefix[a.Name.Value] = o.union(w.pc)
-		}
-	}
-	if len(c.Args) == 0 {
-		for _, a := range c.Assigns {
-			if a.Name == nil {
-				continue
-			}
-			w.assign(a.Name.Value, prefix[a.Name.Value])
-			if a.Value != nil && a.Array == nil && a.Index == nil && !a.Append {
-				w.vals[a.Name.Value] = []string{w.literal(a.Value)}
-			}
-		}
-		return
-	}
-	name := w.literal(c.Args[0])
-	isGit := path.Base(name) == "git"
-	argsO := w.collect(func() {
-		for i, a := range c.Args {
-			reason, line := "", int(a.Pos().Line())
-			switch {
-			case isGit && i > 0:
-				reason = ReasonGit
-			case i > 0 && baseOption(w.literal(c.Args[i-1])), baseOption(strings.SplitN(w.literal(a), "=", 2)[0]) && strings.Contains(w.literal(a), "="):
-				reason = ReasonBase
-			}
-			if reason != "" {
-				w.withReason(reason, line, func() { w.word(a) })
-			} else {
-				w.word(a)
-			}
-		}
-	})
-	line := int(c.Args[0].Pos().Line())
-	if name == "" || strings.Contains(name, "?") && name != "?" || len(name) > 100 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return
-	}
-	w.command(name, line)
-	args := make([]string, 0, len(c.Args)-1)
-	for _, a := range c.Args[1:] {
-		args = append(args, w.literal(a))
-	}
-	switch name {
-	case "source", ".":
-		if len(c.Args) < 2 {
-			return
-		}
-		for _, p := range w.paths(c.Args[1]) {
-			if w.agentWritable(p) {
-				at := SourceAt{Line: line, Path: p}
-				w.nSources++
-				if !w.st.dead {
-					w.st.source(at)
-					if len(w.sources) == 0 || w.sources[len(w.sources)-1] != at {
-						w.sources = append(w.sources, at)
-					}
-				}
-				break
-			}
-		}
-	case "unset":
-		for _, a := range args {
-			switch {
-			case a == "-f":
-				return // functions: a later call runs what the script defined, or nothing
-			case !syntax.ValidName(a):
-			case w.isLocal(a):
-				// bash may then show a caller's value.
-				w.st.forget(a)
-			default:
-				w.assign(a, nil)
-			}
-		}
-	case "read", "mapfile", "readarray":
-		for i, a := range args {
-			if syntax.ValidName(a) && (i == 0 || !takesValue(name, args[i-1])) {
-				w.assign(a, argsO)
-			}
-		}
-	case "printf":
-		if len(args) > 1 && args[0] == "-v" && syntax.ValidName(args[1]) {
-			w.assign(args[1], argsO)
-		}
-	case "break", "continue", "return":
-		n := 1
-		if len(args) > 0 && name != "return" {
-			if v, err := strconv.Atoi(args[0]); err == nil && v > 0 {
-				n = v
-			}
-		}
-		w.jump(name, n)
-	case "exit":
-		w.jump(name, 0)
-	case "exec":
-		if len(args) > 0 {
-			w.jump("exit", 0)
-		}
-	}
-	if _, ok := w.funcs[name]; ok {
-		w.runFunc(name, prefix)
-	}
-}
-
-// command records a use of a command that a sourced file could shadow with
-// a function, and of PATH where PATH finds it.
-func (w *walker) command(name string, line int) {
-	if w.st.dead || !w.st.sourced || strings.Contains(name, "/") || w.st.funcs[name] {
-		return
-	}
-	w.use(KindCommand, name, line)
-	if _, fn := w.funcs[name]; fn || builtins[name] {
-		return
-	}
-	if o := w.st.status("PATH"); len(o) > 0 {
-		u := w.use(KindVariable, "PATH", line)
-		u.Direct = u.Direct || slices.Contains(o, "PATH")
-	}
 }

@@ -41,10 +41,13 @@ type state struct {
 	// funcs are the functions that every path defined after the last
 	// source: a sourced file cannot have shadowed them.
 	funcs map[string]bool
+	// vals are the literal values a variable may hold here, over every
+	// path, for the paths of sources; a variable not here is unknown.
+	vals map[string][]string
 }
 
 func newState() *state {
-	return &state{vars: map[string]origins{}, ro: map[string]origins{}, funcs: map[string]bool{}}
+	return &state{vars: map[string]origins{}, ro: map[string]origins{}, funcs: map[string]bool{}, vals: map[string][]string{}}
 }
 
 func (s *state) clone() *state {
@@ -52,6 +55,7 @@ func (s *state) clone() *state {
 	c.vars = maps.Clone(s.vars)
 	c.ro = maps.Clone(s.ro)
 	c.funcs = maps.Clone(s.funcs)
+	c.vals = maps.Clone(s.vals)
 	return &c
 }
 
@@ -129,6 +133,19 @@ func join(a, b *state) *state {
 	if b.src.Line > r.src.Line {
 		r.src = b.src
 	}
+	// A variable has a known value where every path gives it one.
+	for n, av := range a.vals {
+		if bv, ok := b.vals[n]; ok {
+			v := slices.Clone(av)
+			for _, x := range bv {
+				if !slices.Contains(v, x) {
+					v = append(v, x)
+				}
+			}
+			slices.Sort(v)
+			r.vals[n] = v
+		}
+	}
 	if !r.sourced {
 		return r
 	}
@@ -179,7 +196,8 @@ func joinAll(first *state, rest ...*state) *state {
 // same reports whether two states are equal for the analysis (the source
 // named in messages aside).
 func same(a, b *state) bool {
-	if a.dead != b.dead || a.sourced != b.sourced || len(a.vars) != len(b.vars) || len(a.ro) != len(b.ro) || !maps.Equal(a.funcs, b.funcs) {
+	if a.dead != b.dead || a.sourced != b.sourced || len(a.vars) != len(b.vars) || len(a.ro) != len(b.ro) || !maps.Equal(a.funcs, b.funcs) ||
+		!maps.EqualFunc(a.vals, b.vals, slices.Equal) {
 		return false
 	}
 	for n, o := range a.vars {

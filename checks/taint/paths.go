@@ -78,8 +78,9 @@ func (w *walker) paths(x *syntax.Word) []string {
 				}
 			}
 		case *syntax.ParamExp:
-			vals, ok := w.vals[nameOf(p)]
-			if !ok || p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil || p.Excl || p.Length {
+			// A value the sourced file may have set is unknown.
+			vals, ok := w.st.vals[nameOf(p)]
+			if !ok || len(w.st.status(nameOf(p))) > 0 || p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil || p.Excl || p.Length {
 				return false
 			}
 			var next []string

@@ -15,7 +15,6 @@ type walker struct {
 	funcs    map[string]*syntax.Stmt // the last definition of each function
 	inCall   map[string]bool
 	inlined  map[string]int
-	vals     map[string][]string // literal values of variables, for source paths
 	names    map[string]bool
 	// sinks collect what the reads under way carry: an assignment's value,
 	// a condition.
@@ -23,6 +22,11 @@ type walker struct {
 	// pc is what the branch being walked depends on: an assignment in it
 	// carries that too (the agent chooses which value it gets).
 	pc origins
+	// stdin is what the standard input of the statement being walked
+	// carries: its input redirections, or the pipeline part before it.
+	stdin origins
+	// positional are the arguments of the function call being walked.
+	positional *positional
 	// reason and reasonLine mark the reads of the word being walked as
 	// protected (a git argument, a --base value, a redirection's file).
 	reason     string
@@ -47,7 +51,7 @@ type funcFrame struct {
 // newWalker starts a walk; sourced starts it as if a source just ran.
 func newWalker(writable []string, sourced bool) *walker {
 	w := &walker{writable: writable, st: newState(), funcs: map[string]*syntax.Stmt{}, inCall: map[string]bool{}, inlined: map[string]int{},
-		vals: map[string][]string{}, names: map[string]bool{}, uses: map[string]*Use{}}
+		names: map[string]bool{}, uses: map[string]*Use{}}
 	if sourced {
 		w.st.source(SourceAt{Path: "?"})
 	}
@@ -77,16 +81,26 @@ func (w *walker) stmt(s *syntax.Stmt) {
 
 func (w *walker) stmtIn(s *syntax.Stmt) {
 	// Redirections are expanded before the command runs.
+	stdin := w.stdin
 	for _, r := range s.Redirs {
+		o := w.collect(func() {
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+				w.withReason(ReasonPath, int(r.Pos().Line()), func() { w.word(r.Word) })
+			default:
+				w.word(r.Word)
+			}
+			w.word(r.Hdoc)
+		})
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
-			w.withReason(ReasonPath, int(r.Pos().Line()), func() { w.word(r.Word) })
-		default:
-			w.word(r.Word)
+		case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			stdin = o
 		}
-		w.word(r.Hdoc)
 	}
+	saved := w.stdin
+	w.stdin = stdin
 	w.cmd(s.Cmd)
+	w.stdin = saved
 }
 
 // subshell walks f in a copy of the state and drops what it changed.
@@ -139,7 +153,7 @@ func (w *walker) cmd(c syntax.Command) {
 		w.ifClause(c)
 	case *syntax.WhileClause:
 		var cond origins
-		w.loop(func() { cond = w.collect(func() { w.stmts(c.Cond) }) }, func() { w.under(cond, func() { w.stmts(c.Do) }) }, true)
+		w.loop(func() { cond = w.collect(func() { w.stmts(c.Cond) }) }, func() { w.under(cond, func() { w.stmts(c.Do) }) }, true, endless(c))
 	case *syntax.ForClause:
 		w.forClause(c)
 	case *syntax.CaseClause:
@@ -175,9 +189,13 @@ func (w *walker) binary(c *syntax.BinaryCmd) {
 		w.under(cond, func() { w.stmt(c.Y) })
 		w.st = join(afterX, w.st)
 	default:
-		// Each part of a pipeline runs in a subshell.
-		w.subshell(func() { w.stmt(c.X) })
+		// Each part of a pipeline runs in a subshell; what the first
+		// part reads may reach the second on its standard input.
+		out := w.collect(func() { w.subshell(func() { w.stmt(c.X) }) })
+		saved := w.stdin
+		w.stdin = out
 		w.subshell(func() { w.stmt(c.Y) })
+		w.stdin = saved
 	}
 }
 
@@ -210,8 +228,9 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 // more at the end; for a for loop, the assignment of the loop variable)
 // and body, which may run zero or more times, until the state at the top
 // settles. After a few passes the state at the top forgets every
-// assignment since the source, which is always safe.
-func (w *walker) loop(cond, body func(), condAtExit bool) {
+// assignment since the source, which is always safe. An endless loop
+// (while true) ends only at a break.
+func (w *walker) loop(cond, body func(), condAtExit, endless bool) {
 	frame := &loopFrame{}
 	w.loops = append(w.loops, frame)
 	entry := w.st.clone()
@@ -229,6 +248,10 @@ func (w *walker) loop(cond, body func(), condAtExit bool) {
 		} else {
 			exit = join(head, next)
 		}
+		if endless {
+			exit = exit.clone()
+			exit.dead = true
+		}
 		grown := join(head, next)
 		if same(grown, head) || w.overflow {
 			break
@@ -237,6 +260,7 @@ func (w *walker) loop(cond, body func(), condAtExit bool) {
 		if pass == 4 {
 			head.vars = map[string]origins{}
 			head.funcs = map[string]bool{}
+			head.vals = map[string][]string{}
 		}
 	}
 	w.loops = w.loops[:len(w.loops)-1]
@@ -255,8 +279,8 @@ func (w *walker) forClause(c *syntax.ForClause) {
 		})
 		name := l.Name.Value
 		w.names[name] = true
-		w.vals[name] = items
-		w.loop(func() { w.st.assign(name, o.union(w.pc)) }, func() { w.under(o, func() { w.stmts(c.Do) }) }, false)
+		w.st.vals[name] = items
+		w.loop(func() { w.st.assign(name, o.union(w.pc)) }, func() { w.under(o, func() { w.stmts(c.Do) }) }, false, false)
 	case *syntax.CStyleLoop:
 		w.arithm(l.Init)
 		var cond origins
@@ -265,7 +289,7 @@ func (w *walker) forClause(c *syntax.ForClause) {
 				w.stmts(c.Do)
 				w.arithm(l.Post)
 			})
-		}, true)
+		}, true, l.Cond == nil)
 	}
 }
 
@@ -299,95 +323,6 @@ func (w *walker) caseClause(c *syntax.CaseClause) {
 	w.st = joinAll(outs[0], outs[1:]...)
 }
 
-// runFunc walks the body of the script's function name at a call: the
-// body starts from the caller's state (plus the call's own assignments,
-// which end with the call, as local variables do). Each function runs at
-// most a few times per walk and never into itself; past that, the call
-// forgets every assignment since the source, which is always safe.
-func (w *walker) runFunc(name string, prefix map[string]origins) {
-	body := w.funcs[name]
-	if w.inCall[name] || w.inlined[name] >= maxCalls {
-		// Not followed: the call may assign anything and, if the body
-		// sources a file, source it.
-		if !w.st.dead {
-			w.st.vars = map[string]origins{}
-			w.st.funcs = map[string]bool{}
-			if sourcesAFile(body) && !w.st.sourced {
-				w.st.source(SourceAt{Line: int(body.Pos().Line()), Path: "?"})
-			}
-		}
-		return
-	}
-	w.inCall[name] = true
-	w.inlined[name]++
-	frame := &funcFrame{entry: w.st.clone()}
-	w.frames = append(w.frames, frame)
-	for n, o := range prefix {
-		frame.locals = append(frame.locals, n)
-		w.st.assign(n, o)
-	}
-	before := w.nSources
-	loops := w.loops
-	w.loops = nil
-	w.stmt(body)
-	w.loops = loops
-	w.st = joinAll(w.st, frame.returns...)
-	w.frames = w.frames[:len(w.frames)-1]
-	w.inCall[name] = false
-	if w.st.dead {
-		return
-	}
-	// Local variables get the caller's values back. When the body ran a
-	// source, the caller's value may be the sourced file's.
-	for _, n := range frame.locals {
-		switch o, ok := frame.entry.vars[n]; {
-		case w.nSources != before || !frame.entry.sourced && w.st.sourced:
-			w.st.forget(n)
-		case ok:
-			w.st.assign(n, o)
-		default:
-			w.st.forget(n)
-		}
-	}
-}
-
-// maxCalls is how many calls of one function a walk follows.
-const maxCalls = 256
-
-// sourcesAFile reports whether a function body holds a source or . command.
-func sourcesAFile(body *syntax.Stmt) bool {
-	found := false
-	syntax.Walk(body, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			if l := c.Args[0].Lit(); l == "source" || l == "." {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-// local declares name local to the function being walked.
-func (w *walker) local(name string) {
-	if len(w.frames) > 0 {
-		f := w.frames[len(w.frames)-1]
-		f.locals = append(f.locals, name)
-	}
-}
-
-// isLocal reports whether name is local to a function being walked.
-func (w *walker) isLocal(name string) bool {
-	for _, f := range w.frames {
-		for _, n := range f.locals {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // jump ends the path at break, continue, return or exit.
 func (w *walker) jump(kind string, n int) {
 	if w.st.dead {
@@ -411,4 +346,24 @@ func (w *walker) jump(kind string, n int) {
 		}
 	}
 	w.st.dead = true
+}
+
+// endless reports whether a while or until loop's condition is the
+// literal command that never ends it: while : or true, until false.
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	s := c.Cond[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || s.Negated || s.Background || len(s.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+		return false
+	}
+	switch call.Args[0].Lit() {
+	case ":", "true":
+		return !c.Until
+	case "false":
+		return c.Until
+	}
+	return false
 }

@@ -1,5 +1,7 @@
 // Package housestyle checks markdown against the house format of the
-// verification comment (DESIGN section 7, the datasmith PR style).
+// verification comment, which is the style of datasmith's pull request
+// descriptions. The files under testdata/seeds are such descriptions; the
+// rules below are the whole of what Lint checks.
 //
 // Lint returns one Problem per broken rule. The rules:
 //

@@ -78,7 +78,7 @@ func TestSeeds(t *testing.T) {
 			"29 sentence-length", // How it works, step 5: 22 words.
 			"61 sentence-length", // Verification: the set-up sentence has 29 words.
 		},
-		// Seed 002 is a tool guide, not a PR description: it has no sections,
+		// 002 is a tool guide, not a PR description: it has no sections,
 		// and its numbered rules and workflow steps are long.
 		"002_3203dbe259b8537e.txt": {
 			"22 sentence-length",
@@ -88,7 +88,7 @@ func TestSeeds(t *testing.T) {
 			"41 sentence-length",
 			"42 sentence-length",
 		},
-		// Seed 003 predates the house format: its sections are Problem and
+		// 003 predates the house format: its sections are Problem and
 		// Change, it quotes "fail closed", it says "test surface", it names a
 		// host in a URL, and several sentences run past 25 words.
 		"003_d5d2384f0f7bc8f8.txt": {

@@ -1,5 +1,5 @@
 // Package pytestlog extracts marker lines from captured pytest text, with the
-// exact semantics of parse_pytest_log in the datasmith tooling (seed 002).
+// exact semantics of parse_pytest_log in the datasmith tooling.
 //
 // It is a lexical marker extractor, not a pytest result parser: the outcome
 // of a run comes from the exit code and the JUnit file (package junit). The

@@ -1,4 +1,5 @@
-// Package synccheck is the sync check (checks/sync): copies of one list or
+// Package synccheck is the sync check (named "sync" in the configuration
+// and the report): copies of one list or
 // text that must stay equal, such as the restore patterns of tests/test.sh
 // and PROTECTED_PATCH_PATTERNS of the grader. Each copy is a file and an
 // extractor (a bash array, a Python literal, a Jinja variable default, the
@@ -9,4 +10,7 @@
 // Without a sync block it also discovers groups (discover.go): a list of
 // a changed file that equals, at the base, a list of another file, one of
 // the two a template. lists*.go read the lists of each format.
+//
+// The folder and the package are named synccheck, not sync: the package
+// imports the standard library's sync, and so may its importers.
 package synccheck
