@@ -21,6 +21,7 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/rendercode"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
 )
@@ -333,12 +334,8 @@ func LoadConfigAt(ctx context.Context, repo gitx.Repo, rev, path string) (*confi
 	return cfg, nil
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+// short is the shared short commit sha.
+var short = words.Short
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {

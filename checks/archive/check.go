@@ -14,6 +14,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -416,7 +417,8 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+// code is the shared inline code span.
+var code = words.Code
 
 func upper(s string) string {
 	if s == "" {
@@ -425,12 +427,8 @@ func upper(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return thousands(n) + " " + word + "s"
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count
 
 // thousands writes n with comma separators, as the seeds do (1,317).
 func thousands(n int) string {
