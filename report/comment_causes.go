@@ -90,7 +90,8 @@ func causesOf(r *Report) []*cause {
 				out = append(out, &cause{check: res.Check, finding: f, keys: keys})
 				continue
 			}
-			into.also = append(into.also, seen{check: res.Check, label: seenLabel(f)})
+			loc := markdown.Location(into.finding.Path, into.finding.Line, into.finding.EndLine)
+			into.also = append(into.also, seen{check: res.Check, label: seenLabel(f, loc)})
 		}
 	}
 	return out
@@ -115,9 +116,13 @@ func (c *cause) shares(check string, own, shared map[string]bool) bool {
 	return false
 }
 
+// maxSeenLabel is the longest title a folded finding shows, in bytes.
+const maxSeenLabel = 100
+
 // seenLabel names a folded finding in a few words: a pytest test by its
-// node id without the folder of its file, else its file and line.
-func seenLabel(f checks.Finding) string {
+// node id without the folder of its file, else its file and line, else
+// (when that is the line of the cause) its title.
+func seenLabel(f checks.Finding, causeLoc string) string {
 	if id := nodeID.FindString(markdown.Unescape(f.Title)); id != "" {
 		file, rest, _ := strings.Cut(id, "::")
 		if i := strings.LastIndexByte(file, '/'); i >= 0 {
@@ -125,10 +130,13 @@ func seenLabel(f checks.Finding) string {
 		}
 		return strings.TrimRight(file+"::"+rest, ".,;:")
 	}
-	if loc := markdown.Location(f.Path, f.Line, f.EndLine); loc != "" {
+	if loc := markdown.Location(f.Path, f.Line, f.EndLine); loc != "" && loc != causeLoc {
 		return loc
 	}
-	return oneLine(f.Title)
+	if t := oneLine(f.Title); t != "" {
+		return clip(t, maxSeenLabel)
+	}
+	return clip(oneLine(f.Message), maxSeenLabel)
 }
 
 // leadFailures lists one bullet per cause, in check order, then each
@@ -188,8 +196,17 @@ func (r *Report) causeText(c *cause) string {
 	for i := 0; i < len(c.also) && i < maxAlsoSeen; {
 		check := c.also[i].check
 		var labels []string
+		count := map[string]int{}
 		for ; i < len(c.also) && i < maxAlsoSeen && c.also[i].check == check; i++ {
-			labels = append(labels, code(clip(c.also[i].label, maxLeadMessage)))
+			l := code(clip(c.also[i].label, maxLeadMessage))
+			if count[l]++; count[l] == 1 {
+				labels = append(labels, l)
+			}
+		}
+		for j, l := range labels {
+			if n := count[l]; n > 1 {
+				labels[j] = l + " (" + itoa(n) + " findings)"
+			}
 		}
 		groups = append(groups, markdown.Bold(prose(check))+" "+strings.Join(labels, ", "))
 	}

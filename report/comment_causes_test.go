@@ -112,3 +112,21 @@ func TestBashErrorJoinsOnlyOtherChecks(t *testing.T) {
 		t.Errorf("%d causes, want 2", got)
 	}
 }
+
+// TestAlsoSeenLabels: findings at the line of their cause are named by
+// their title, and equal labels show once with their count.
+func TestAlsoSeenLabels(t *testing.T) {
+	t.Parallel()
+	r := baseReport()
+	f := func(title string) checks.Finding {
+		return checks.Finding{Path: "t.sh", Line: 45, Level: checks.LevelFailure, Title: title, Message: "cannot be set up"}
+	}
+	r.Results = []checks.Result{{Check: "restore", Conclusion: checks.Failure, Findings: []checks.Finding{
+		f("Scenario a cannot be set up"), f("Scenario b cannot be set up"), f("Scenario b cannot be set up"),
+	}}}
+	r.Overall = checks.Overall(r.Results)
+	items, _ := leadFailures(r)
+	if len(items) != 1 || !strings.HasSuffix(items[0], "also seen in: **restore** `Scenario b cannot be set up` (2 findings).") {
+		t.Errorf("lead: %q", items)
+	}
+}
