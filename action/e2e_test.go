@@ -77,11 +77,12 @@ func TestEndToEndExample(t *testing.T) {
 		t.Errorf("job summary %.300s", s)
 	}
 
-	// The same push again edits the comment.
+	// The same push again edits the comment: the verifying line, then
+	// the result.
 	if code := h.run(); code != ExitPass {
 		t.Fatalf("second run: exit %d", code)
 	}
-	if cs2 := srv.Comments(repoFull, prNumber); len(cs2) != 1 || cs2[0].ID != cs[0].ID || cs2[0].Edits != 1 {
+	if cs2 := srv.Comments(repoFull, prNumber); len(cs2) != 1 || cs2[0].ID != cs[0].ID || cs2[0].Edits != 2 {
 		t.Errorf("after the second run: %+v", cs2)
 	}
 
@@ -103,7 +104,7 @@ func TestEndToEndExample(t *testing.T) {
 	if len(renderRun.Annotations) == 0 || !strings.HasPrefix(renderRun.Annotations[0].Path, "src/datasmith/") || renderRun.Annotations[0].AnnotationLevel != "failure" {
 		t.Errorf("render annotations %+v", renderRun.Annotations)
 	}
-	if cs3 := srv.Comments(repoFull, prNumber); len(cs3) != 1 || cs3[0].Edits != 2 {
+	if cs3 := srv.Comments(repoFull, prNumber); len(cs3) != 1 || cs3[0].Edits != 4 {
 		t.Errorf("after the bad push: %d comments", len(cs3))
 	}
 

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +13,6 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/safefile"
-	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
@@ -29,65 +27,30 @@ const MaxReportChecks = 32
 
 var checkNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
-// artifactReport is the part of the JSON report (report.JSON) that the
-// publisher reads back. Unknown fields are ignored.
-type artifactReport struct {
-	Overall   checks.Conclusion `json:"overall"`
-	Repo      string            `json:"repo"`
-	Base      jsonRev           `json:"base"`
-	Head      jsonRev           `json:"head"`
-	MergeBase string            `json:"merge_base"`
-	Templates []struct {
-		Group   string   `json:"group"`
-		Path    string   `json:"path"`
-		OldPath string   `json:"old_path"`
-		Status  string   `json:"status"`
-		Via     []string `json:"via"`
-	} `json:"templates"`
-	Results []checks.Result `json:"results"`
-	Notes   []string        `json:"notes"`
-	Command string          `json:"command"`
-}
-
-type jsonRev struct {
-	Rev string `json:"rev"`
-	Sha string `json:"sha"`
-}
-
 // parseReport reads a JSON report back (the artifact of a pull_request
 // run). The artifact was made by a run that a fork's workflow file may
 // control, so it is data to check, never a source of where to publish:
 // it must hold at most MaxReportChecks results with plain check names,
 // and its overall conclusion is computed again from its results.
 func parseReport(data []byte) (*report.Report, error) {
-	var a artifactReport
-	if err := json.Unmarshal(data, &a); err != nil {
+	rep, err := report.ParseJSON(data)
+	if err != nil {
 		return nil, fmt.Errorf("the report is not valid JSON: %s", jsonError(data, err))
 	}
-	if len(a.Results) > MaxReportChecks {
-		return nil, fmt.Errorf("the report has %d check results, more than %d", len(a.Results), MaxReportChecks)
+	if len(rep.Results) > MaxReportChecks {
+		return nil, fmt.Errorf("the report has %d check results, more than %d", len(rep.Results), MaxReportChecks)
 	}
 	seen := map[string]bool{}
-	for _, r := range a.Results {
+	for _, r := range rep.Results {
 		if !checkNameRE.MatchString(r.Check) || r.Check == checks.GateCheck || seen[r.Check] {
 			return nil, fmt.Errorf("the report has a result with the check name %q: want a unique lower-case name that is not %s", r.Check, checks.GateCheck)
 		}
 		seen[r.Check] = true
 	}
-	if !shaRE.MatchString(a.Head.Sha) {
-		return nil, fmt.Errorf("the report's head.sha %q is not a full commit sha", a.Head.Sha)
+	if !shaRE.MatchString(rep.Head) {
+		return nil, fmt.Errorf("the report's head.sha %q is not a full commit sha", rep.Head)
 	}
-	rep := &report.Report{
-		Repo: a.Repo, BaseRev: a.Base.Rev, HeadRev: a.Head.Rev, Base: a.Base.Sha, Head: a.Head.Sha, MergeBase: a.MergeBase,
-		Results: a.Results, Overall: checks.Overall(a.Results), Notes: a.Notes, Command: a.Command,
-	}
-	for _, t := range a.Templates {
-		old := t.OldPath
-		if old == "" {
-			old = t.Path
-		}
-		rep.Templates = append(rep.Templates, plan.Template{Group: t.Group, Path: t.Path, OldPath: old, Status: plan.Status(t.Status), Via: t.Via})
-	}
+	rep.Overall = checks.Overall(rep.Results)
 	return rep, nil
 }
 

@@ -15,6 +15,8 @@ import (
 var sessionRequests = []string{
 	"POST /repos/octo/hello/check-runs",
 	"POST /repos/octo/hello/check-runs",
+	// The comment to mark "verifying <sha>…": there is none yet.
+	"GET /repos/octo/hello/issues/2/comments",
 	"PATCH /repos/octo/hello/check-runs/1",
 	"PATCH /repos/octo/hello/check-runs/2",
 	"GET /repos/octo/hello/issues/2/comments",

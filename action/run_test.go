@@ -83,13 +83,14 @@ func TestPublishesCheckRunsAndOneComment(t *testing.T) {
 		t.Errorf("log lacks the fail-on reason:\n%s", h.stdout.String())
 	}
 
-	// A second run edits the same comment.
+	// A second run edits the same comment twice: "verifying <sha>…" over
+	// the previous result while it runs, then its own result.
 	h.verify = stubReport(restorePasses, checks.Result{Check: "render", Conclusion: checks.Success})
 	if code := h.run(); code != ExitPass {
 		t.Fatalf("second run: exit %d\n%s", code, h.stdout.String())
 	}
 	cs2 := h.srv.Comments(repoFull, prNumber)
-	if len(cs2) != 1 || cs2[0].ID != cs[0].ID || cs2[0].Edits != 1 || cs2[0].Body == cs[0].Body {
+	if len(cs2) != 1 || cs2[0].ID != cs[0].ID || cs2[0].Edits != 2 || cs2[0].Body == cs[0].Body || report.IsVerifying(cs2[0].Body) {
 		t.Errorf("after the second run: %+v", cs2)
 	}
 	if n := len(h.srv.CheckRuns()); n != 6 {

@@ -25,6 +25,8 @@ func TestPublishRequests(t *testing.T) {
 	want := []string{
 		"POST /repos/octo/hello/check-runs", "POST /repos/octo/hello/check-runs",
 		"POST /repos/octo/hello/check-runs", "POST /repos/octo/hello/check-runs",
+		// MarkVerifying looks for a comment to mark: there is none yet.
+		"GET /repos/octo/hello/issues/7/comments",
 	}
 	for _, id := range []int{1, 2, 3, 4} {
 		want = append(want, fmt.Sprintf("PATCH /repos/octo/hello/check-runs/%d", id))
@@ -42,7 +44,7 @@ func TestPublishRequests(t *testing.T) {
 	}
 	conclusions := []string{"failure", "success", "neutral", "failure"}
 	for i, c := range conclusions {
-		b := reqs[4+i].JSON
+		b := reqs[5+i].JSON
 		if b["status"] != "completed" || b["conclusion"] != c || b["name"] != RunName(names[i]) {
 			t.Errorf("complete %s: status %v conclusion %v, want completed %s", names[i], b["status"], b["conclusion"], c)
 		}

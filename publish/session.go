@@ -109,12 +109,18 @@ type Outcome struct {
 	Errs []error
 }
 
-// Run starts the runs, verifies and finishes. When Start fails, the
-// session writes nothing more and Outcome.StartErr says why.
+// Run starts the runs, marks the comment "verifying <sha>…"
+// (MarkVerifying), verifies and finishes. When Start fails, the session
+// writes nothing more and Outcome.StartErr says why.
 func (s *Session) Run(ctx context.Context) Outcome {
 	var startErr error
 	if s.Mode == ModeWrite {
 		startErr = s.Start(ctx)
+	}
+	if startErr == nil {
+		if _, err := s.MarkVerifying(ctx); err != nil && s.pub != nil {
+			s.pub.log.Warn("the comment does not show that a new push is verified", "error", err)
+		}
 	}
 	rep, err := s.RunVerify(ctx)
 	out := s.Finish(ctx, rep, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/plan"
 )
 
 // SchemaVersion is the version of the JSON report's layout, described by
@@ -199,4 +200,45 @@ func wordsUntilNumber(toks []string) []string {
 		}
 	}
 	return toks
+}
+
+// ParseJSON reads a report back from the output of JSON. It checks only
+// the JSON itself: the caller validates what it trusts (check names, the
+// head sha) and computes Overall again where the bytes come from
+// elsewhere. The words JSON adds (a figure's numbers, a change's headline)
+// are dropped, since the report computes them again. Links, Duration and
+// ConfigSource and a template's group-relative paths are not in the
+// JSON, so they stay empty. A decoding error
+// wraps the one of encoding/json, for the caller to place by offset.
+func ParseJSON(data []byte) (*Report, error) {
+	var in jsonReport
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("decode the JSON report: %w", err)
+	}
+	r := &Report{
+		Repo: in.Repo, BaseRev: in.Base.Rev, Base: in.Base.Sha, HeadRev: in.Head.Rev, Head: in.Head.Sha,
+		MergeBase: in.MergeBase, Overall: in.Overall, Command: in.Command,
+	}
+	if len(in.Notes) > 0 {
+		r.Notes = in.Notes
+	}
+	for _, t := range in.Templates {
+		old := t.OldPath
+		if old == "" {
+			old = t.Path
+		}
+		r.Templates = append(r.Templates, plan.Template{Group: t.Group, Path: t.Path, OldPath: old, Status: plan.Status(t.Status), Via: t.Via})
+	}
+	for _, jr := range in.Results {
+		res := jr.Result
+		res.Figures, res.Changes = nil, nil
+		for _, f := range jr.Figures {
+			res.Figures = append(res.Figures, f.Figure)
+		}
+		for _, c := range jr.Changes {
+			res.Changes = append(res.Changes, c.Change)
+		}
+		r.Results = append(r.Results, res)
+	}
+	return r, nil
 }

@@ -253,7 +253,7 @@ func TestNotRunNeverPassed(t *testing.T) {
 			t.Errorf("no note says why %s did not run", name)
 		}
 	}
-	if first := strings.SplitN(md, "\n", 3)[1]; !strings.HasPrefix(first, "**"+markNotRun+" Not run:**") || !strings.Contains(first, "not a pass") {
+	if first := strings.SplitN(md, "\n", 3)[1]; !strings.HasPrefix(first, "**"+markNotRun+" Not run** at `222222222222`. ") || !strings.Contains(first, "not a pass") {
 		t.Errorf("first line %q, want the verdict not run", first)
 	}
 	purpose := regexp.MustCompile(`(?s)## Purpose\n\n(.*?)\n\n`).FindStringSubmatch(md)
@@ -490,10 +490,10 @@ func TestSkippedIsNotPassed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| pytest | " + markNotRun + " skipped |",
-		markNotRun + " pytest: skipped. No pytest suite",
+		"| pytest | " + markSkipped + " skipped |",
+		markSkipped + " pytest: skipped. No pytest suite",
 		"- The pytest check is skipped: no pytest suite is triggered by the changed paths.",
-		"**" + markPass + " Passed:** 2 of 3 checks passed, and 1 check had nothing to verify.",
+		"**" + markPass + " Passed** at `222222222222`. 2 of 3 checks passed, and 1 check had nothing to verify.",
 		"The run checks them with render and restore.",
 	} {
 		if !strings.Contains(md, want) {
@@ -526,8 +526,8 @@ func visibleLines(md string) int {
 }
 
 // TestCommentLeadsWithVerdict: the first visible line is the verdict, a
-// failing comment shows its first failure within 15 lines, linked to its
-// line at head, and a passing one fits in 40 visible lines.
+// failing comment shows its first cause within 5 lines, linked to its
+// line at head, and a passing one fits in 25 visible lines.
 func TestCommentLeadsWithVerdict(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -537,10 +537,10 @@ func TestCommentLeadsWithVerdict(t *testing.T) {
 		maxVisible  int
 		failureLink string // the first failure's link, "" for a pass
 	}{
-		{"linked-pass", linkedPass(), "**✅ Passed:** All 3 checks passed.", 40, ""},
-		{"linked-fail", linkedFail(), "**❌ Failed:** 1 of 3 checks failed: render.", 60,
+		{"linked-pass", linkedPass(), "**✅ Passed** at [`222222222222`](https://github.com/formula-code/datasmith/commit/" + headSha + "). All 3 checks passed.", 25, ""},
+		{"linked-fail", linkedFail(), "**❌ Failed** at [`222222222222`](https://github.com/formula-code/datasmith/commit/" + headSha + "). 1 of 3 checks failed: render.", 60,
 			"[`src/datasmith/harbor_adapter/template/tests/test.sh:57`](https://github.com/formula-code/datasmith/blob/" + headSha + "/src/datasmith/harbor_adapter/template/tests/test.sh#L57)"},
-		{"not-run", notRun(), "**⚪ Not run:**", 40, ""},
+		{"not-run", notRun(), "**🚫 Not run** at `222222222222`.", 25, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			md, err := tc.r.Markdown()
@@ -560,8 +560,8 @@ func TestCommentLeadsWithVerdict(t *testing.T) {
 			switch {
 			case tc.failureLink == "" && first >= 0:
 				t.Errorf("a passing comment lists a failure on line %d: %q", first+1, lines[first])
-			case tc.failureLink != "" && (first < 0 || first+1 > 15):
-				t.Errorf("the first failure is on line %d, want within 15", first+1)
+			case tc.failureLink != "" && (first < 0 || first+1 > 5):
+				t.Errorf("the first failure is on line %d, want within 5", first+1)
 			case tc.failureLink != "" && !strings.Contains(lines[first], tc.failureLink):
 				t.Errorf("first failure %q, want the link %s", lines[first], tc.failureLink)
 			}
@@ -629,7 +629,7 @@ func TestLeadFitsLimit(t *testing.T) {
 	if len(md) > 8000 {
 		t.Errorf("%d bytes, limit 8000", len(md))
 	}
-	if !strings.Contains(md, "more below, in the details of the checks.") || !strings.Contains(md, "failures listed first.") {
+	if !strings.Contains(md, "more causes below, in the details of the checks.") || !strings.Contains(md, "causes listed first.") {
 		t.Errorf("the cut of the lead is not named:\n%s", md)
 	}
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/comment-failing.png and docs/comment.png: pictures of the
 # PR comment that "template-verify demo" writes for the wrong and the right
-# pull request of the bundled example. It renders the markdown with marked and
+# pull request of the bundled example, with the links an Action run gives
+# it (scripts/commentlinks: lines at head, the commit, the check runs). It renders the markdown with marked and
 # GitHub's markdown CSS and takes a screenshot with headless Chromium.
 # <details> blocks stay folded, as GitHub shows them.
 #
@@ -46,6 +47,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/tv" ./cmd/template-verify
+go build -o "$tmp/links" ./scripts/commentlinks
 npm install --silent --no-audit --no-fund --prefix "$tmp/npm" \
   marked@18.2.1 github-markdown-css@5.9.0 >&2
 
@@ -75,11 +77,13 @@ chrome() { chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@"
 shot() {
   local name=$1 out=$2; shift 2
   local rc=0
-  "$tmp/tv" demo "$@" --format markdown --progress never >"$tmp/$name.md" || rc=$?
+  "$tmp/tv" demo "$@" --format json --progress never >"$tmp/$name.json" || rc=$?
   if [ "$rc" -gt 1 ]; then
     echo "comment-png: template-verify demo $* exited $rc" >&2
     exit 1
   fi
+  # The comment as an Action run publishes it: with its links.
+  "$tmp/links" <"$tmp/$name.json" >"$tmp/$name.md"
   node "$tmp/render.js" "$tmp/npm" <"$tmp/$name.md" >"$tmp/$name.html"
   # The page writes its content height into the title; crop the window to it.
   local height

@@ -9,6 +9,7 @@ import (
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/rendercode"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -89,9 +90,5 @@ func LoadConfigAt(ctx context.Context, repo gitx.Repo, rev, path string) (*confi
 	return cfg, nil
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+// short is the shared short commit sha.
+var short = words.Short

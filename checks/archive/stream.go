@@ -15,6 +15,7 @@ import (
 
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/nice"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // maxZstdWindow bounds the memory of the zstd decoder: a frame that asks
@@ -104,12 +105,8 @@ func decompress(r io.Reader) (io.Reader, string, func() error, error) {
 	return br, "tar", func() error { return nil }, nil
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+// short is the shared short commit sha.
+var short = words.Short
 
 // ctxReader ends a read when ctx ends: a decompression bomb stops at the
 // check's time limit even after git has sent all its bytes.

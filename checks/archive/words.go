@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // verb is "1 member gets" or "5 members get".
@@ -22,7 +24,8 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+// code is the shared inline code span.
+var code = words.Code
 
 func upper(s string) string {
 	if s == "" {
@@ -31,12 +34,8 @@ func upper(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return thousands(n) + " " + word + "s"
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count
 
 // thousands writes n with comma separators, as the seeds do (1,317).
 func thousands(n int) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/housestyle"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // Name is the check's name.
@@ -108,9 +109,5 @@ func ignoredRules(base, head *config.Config) []string {
 	return out
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count

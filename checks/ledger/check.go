@@ -8,6 +8,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -141,7 +142,8 @@ func result(res checks.Result, rows []Row, release, into string) checks.Result {
 	return res
 }
 
-func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+// code is the shared inline code span.
+var code = words.Code
 
 func codes(ss []string) []string {
 	out := make([]string, len(ss))

@@ -136,7 +136,7 @@ func TestLedgerOverGitHub(t *testing.T) {
 			t.Errorf("row %d: %v; want %s %s", i, rows[i], w.pr, w.status)
 		}
 	}
-	if !strings.Contains(rows[2][5], "verified on "+h.other[3][:7]+", but "+h.heads[3][:7]+" was merged") {
+	if !strings.Contains(rows[2][5], "verified on "+h.other[3][:12]+", but "+h.heads[3][:12]+" was merged") {
 		t.Errorf("row of #3: %v", rows[2])
 	}
 	// The comment shows the ledger as a table.
@@ -144,7 +144,7 @@ func TestLedgerOverGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"Pull requests merged into release/template-v1 since it left main", "| PR | Merge | Merged head | Verification | Result | Note |", "verified on " + h.other[3][:7] + ", but " + h.heads[3][:7] + " was merged"} {
+	for _, s := range []string{"Pull requests merged into release/template-v1 since it left main", "| PR | Merge | Merged head | Verification | Result | Note |", "verified on " + h.other[3][:12] + ", but " + h.heads[3][:12] + " was merged"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("the comment lacks %q:\n%s", s, md)
 		}

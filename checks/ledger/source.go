@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // Run is one check run of a commit, as GitHub's API lists it.
@@ -175,12 +177,8 @@ func judgeHead(ctx context.Context, src Source, runName string, r *Row, sha stri
 	return nil
 }
 
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
+// short is the shared short commit sha.
+var short = words.Short
 
 // Table renders rows as the ledger table: one row per entry.
 func Table(rows []Row) [][]string {

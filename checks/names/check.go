@@ -9,6 +9,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -253,9 +254,5 @@ func defined(g *config.Group, t config.Template, n *config.Names) map[string]boo
 	return def
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count

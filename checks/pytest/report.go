@@ -7,6 +7,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // ScenarioTable is the title of the runner scenario table.
@@ -226,17 +227,8 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// engineNote says which engine rendered what, in the words of the render
-// check's notes: Python Jinja2's bytes are production's.
+// engineNote says which engine rendered what, in the shared words of the
+// render check's notes: Python Jinja2's bytes are production's.
 func engineNote(what string, e jinja.Engine) string {
-	if e.Jinja2 {
-		if e.Note != "" {
-			return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does (%s, an engine difference and not a finding against this change).", e.Version, what, e.Note)
-		}
-		return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does.", e.Version, what)
-	}
-	if e.Note != "" {
-		return fmt.Sprintf("gonja rendered %s: %s. The bytes may differ from production's, which Python Jinja2 renders.", what, e.Note)
-	}
-	return fmt.Sprintf("gonja rendered %s. The bytes may differ from production's, which Python Jinja2 renders.", what)
+	return words.EngineNote(what, e.Jinja2, e.Version, e.Note)
 }

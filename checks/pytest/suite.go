@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/junit"
 	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // defaultSuiteTimeout applies when neither the suite nor the pytest block
@@ -372,16 +373,8 @@ func exitMeaning(code int) string {
 	return "not a pytest exit code"
 }
 
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
+// shortSHA is the shared short commit sha.
+var shortSHA = words.Short
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is the shared count with its noun ("1 test", "2 tests").
+var plural = words.Plural

@@ -9,6 +9,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -93,7 +94,11 @@ func baseVarSets(in *checks.Input, t plan.Template, g *config.Group, head []conf
 
 func keyList(keys []string) string {
 	slices.Sort(keys)
-	return "`" + strings.Join(keys, "`, `") + "`"
+	spans := make([]string, len(keys))
+	for i, k := range keys {
+		spans[i] = words.Code(k)
+	}
+	return strings.Join(spans, ", ")
 }
 
 // baseVarsFinding rewrites a head render error of a base-config set: the

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/textdiff"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -66,9 +66,5 @@ func firstNonBlank(lines []string) string {
 	return ""
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count

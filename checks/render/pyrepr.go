@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // The rendered-value lint finds a Python value that Jinja2 wrote into a
@@ -217,11 +218,11 @@ func pyValueFinding(j *job, v pyValue, tl int, srcLines []string, before, strict
 		}
 	}
 	if strings.HasPrefix(v.what, "a ") {
-		f.Message = fmt.Sprintf("The script holds %s, `%s`, at %s. The shell does not read it as a list: it splits it into words and drops the quotes. "+
-			"Join the items for the shell (`{{ x | join(' ') }}`).", v.what, cutWord(v.word), where)
+		f.Message = fmt.Sprintf("The script holds %s, %s, at %s. The shell does not read it as a list: it splits it into words and drops the quotes. "+
+			"Join the items for the shell (`{{ x | join(' ') }}`).", v.what, words.Code(cutWord(v.word)), where)
 	} else {
-		f.Message = fmt.Sprintf("The script passes the Python value `%s` as a shell word at %s. The shell reads it as the text %s. "+
-			"Write the word only when the value is set (`{%% if x is not none %%}`), or convert the value.", v.what, where, v.what)
+		f.Message = fmt.Sprintf("The script passes the Python value %s as a shell word at %s. The shell reads it as the text %s. "+
+			"Write the word only when the value is set (`{%% if x is not none %%}`), or convert the value.", words.Code(v.what), where, v.what)
 	}
 	if before {
 		f.Title = "Python value in the rendered script: fails before this change"

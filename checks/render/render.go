@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -431,12 +432,8 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+// short is the shared short commit sha.
+var short = words.Short
 
 func sizeText(n int) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // baseCmp is what the base's step gave for one scenario that fails at head.
@@ -307,5 +308,5 @@ func (s *Step) lineText(n int) string {
 	if n < 1 || n > len(lines) {
 		return ""
 	}
-	return "`" + strings.TrimSpace(lines[n-1]) + "`"
+	return words.Code(strings.TrimSpace(lines[n-1]))
 }

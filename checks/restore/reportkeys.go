@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // ReportKeys names the keys of the step's JSON report.
@@ -88,7 +88,8 @@ func (r *runner) learnKeys(ctx context.Context, given ReportKeys) (ReportKeys, s
 		code(keys.Ran), code(keys.Base), code(keys.Discarded), code(keys.Remaining), code(keys.Error))
 }
 
-func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "") + "`" }
+// code is the shared inline code span.
+var code = words.Code
 
 // probeScenario edits one protected base file and adds one protected
 // file, beside the fix: the model expects both discarded.

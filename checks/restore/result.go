@@ -9,6 +9,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // maxDiffsInMessage is the number of differences a finding's message
@@ -288,7 +289,7 @@ func mappingNote(s *Step) string {
 	var parts []string
 	for _, p := range []string{s.Paths.Repo, s.Paths.BaselineSHA, s.Paths.Logs} {
 		if p != "" {
-			parts = append(parts, "`"+p+"`")
+			parts = append(parts, words.Code(p))
 		}
 	}
 	sort.Strings(parts)
@@ -306,12 +307,8 @@ func mappingNote(s *Step) string {
 	return fmt.Sprintf("%s. It runs with bash in each fixture repository, with %s mapped onto fixture folders.%s", how, strings.Join(parts, ", "), read)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is the shared count with its noun ("1 test", "2 tests").
+var plural = words.Plural
 
 // verdictBefore is the verdict of a scenario that fails at base and head.
 const verdictBefore = "fails before this change"
@@ -413,17 +410,8 @@ func baseRunsText(n int) string {
 	return fmt.Sprintf(" and %d with the base's step", n)
 }
 
-// engineNote says which engine rendered what, in the words of the render
-// check's notes: Python Jinja2's bytes are production's.
+// engineNote says which engine rendered what, in the shared words of the
+// render check's notes: Python Jinja2's bytes are production's.
 func engineNote(what string, e jinja.Engine) string {
-	if e.Jinja2 {
-		if e.Note != "" {
-			return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does (%s, an engine difference and not a finding against this change).", e.Version, what, e.Note)
-		}
-		return fmt.Sprintf("Python Jinja2 %s rendered %s, as production does.", e.Version, what)
-	}
-	if e.Note != "" {
-		return fmt.Sprintf("gonja rendered %s: %s. The bytes may differ from production's, which Python Jinja2 renders.", what, e.Note)
-	}
-	return fmt.Sprintf("gonja rendered %s. The bytes may differ from production's, which Python Jinja2 renders.", what)
+	return words.EngineNote(what, e.Jinja2, e.Version, e.Note)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // compare returns, per copy, the items it lacks that another copy has
@@ -179,9 +180,5 @@ func verdict(s side) string {
 	return "equal"
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count

@@ -11,6 +11,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/render"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -374,12 +375,8 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// plural is the shared count with its noun ("2 sets").
+var plural = words.Count
 
 func limitList(names []string, n int) string {
 	if len(names) <= n {

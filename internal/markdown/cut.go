@@ -212,8 +212,12 @@ func Cut(md string, limit int, m Measure) (string, bool) {
 
 // cutNote says what a cut left out.
 func cutNote(limit int, m Measure, size, lines int) string {
-	return fmt.Sprintf("\n> **Cut:** This text is longer than GitHub's limit of %s %s. The cut leaves out the last %s (%s %s).\n",
-		Thousands(limit), m.unit, Plural(lines, "line", "lines"), Thousands(size), m.unit)
+	noun := "lines"
+	if lines == 1 {
+		noun = "line"
+	}
+	return fmt.Sprintf("\n> **Cut:** This text is longer than GitHub's limit of %s %s. The cut leaves out the last %s %s (%s %s).\n",
+		Thousands(limit), m.unit, Thousands(lines), noun, Thousands(size), m.unit)
 }
 
 func lineCount(s string) int {

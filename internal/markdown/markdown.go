@@ -1,8 +1,8 @@
 // Package markdown holds the one set of rules by which package report
 // writes every text a person reads (the comment, the check runs, the job
 // summary, the terminal): escaping, a sentence (Sentence), bold text
-// (Bold), a list (List), a count (Plural, Thousands), a location
-// (Location), a table cell (Cell), and cuts within GitHub's limits that
+// (Bold), a list (List), a number (Thousands), a location (Location), a
+// table cell (Cell), and cuts within GitHub's limits that
 // never break a fence, a table or a <details> block (Cut, CutChars,
 // CutBytes).
 //

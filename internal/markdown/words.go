@@ -39,14 +39,6 @@ func List(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// Plural writes "1 line" or "3 lines", with commas in the number.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return Thousands(n) + " " + many
-}
-
 // Thousands writes n with commas: 65536 gives "65,536".
 func Thousands(n int) string {
 	if n < 0 {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/formula-code/template-verify/report/commenttmpl"
+	"github.com/formula-code/template-verify/templates"
 )
 
 // Markdown renders the verification comment in the house format, within
@@ -48,7 +48,7 @@ func (r *Report) MarkdownLimit(limit int) (string, error) {
 func (v *view) render(t *template.Template, base []string) (string, error) {
 	v.Notes = append(append([]string(nil), base...), v.cuts.notes()...)
 	var b strings.Builder
-	if err := t.ExecuteTemplate(&b, commenttmpl.Comment, v); err != nil {
+	if err := t.ExecuteTemplate(&b, templates.Comment, v); err != nil {
 		return "", fmt.Errorf("render the comment: %w", err)
 	}
 	return defuseMarker(strings.TrimRight(b.String(), "\n") + "\n"), nil
@@ -104,7 +104,7 @@ func parsed() (*template.Template, error) {
 				return b.String(), nil
 			},
 		}
-		set, parseErr = commenttmpl.Parse(funcs)
+		set, parseErr = templates.Parse(funcs)
 		parsedSet = set
 	})
 	if parsedSet == nil && parseErr == nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
-	"github.com/formula-code/template-verify/internal/markdown"
 )
 
 // Links are the web pages the comment links to. Each is empty when the
@@ -25,11 +24,13 @@ type Links struct {
 }
 
 // Marks that lead the verdict and the rows of the table: one for a pass,
-// one for a failure, one for all that is neither.
+// one for a failure, one for a check that did not run (which fails the
+// gate: it is never a pass), and one for a check with nothing to verify.
 const (
-	markPass   = "✅"
-	markFail   = "❌"
-	markNotRun = "⚪"
+	markPass    = "✅"
+	markFail    = "❌"
+	markNotRun  = "🚫"
+	markSkipped = "⚪"
 )
 
 // maxLeadFailures is how many failures the lead lists before "and N more".
@@ -46,12 +47,14 @@ func conclusionMark(c checks.Conclusion) string {
 		return markPass
 	case c.Failed():
 		return markFail
+	case c == checks.Skipped:
+		return markSkipped
 	}
 	return markNotRun
 }
 
-// headline is the first line of the comment: the verdict in bold with its
-// mark, and one sentence of why.
+// headline is the first line of the comment: the mark and the verdict in
+// bold, the head commit it verified, and one sentence of why.
 func headline(r *Report) string {
 	c := r.counts()
 	var failed, notRun []string
@@ -104,50 +107,21 @@ func headline(r *Report) string {
 			why = fmt.Sprintf("%d of %d checks did not run (%s), so this is not a pass. The notes say why.", len(notRun), c.total, list(notRun))
 		}
 	}
-	return fmt.Sprintf("**%s %s:** %s", conclusionMark(r.Overall), word, why)
+	return fmt.Sprintf("**%s %s**%s. %s", conclusionMark(r.Overall), word, r.atHead(), why)
 }
 
-// leadFailures lists each failure, failing findings first in check order,
-// then each check that failed with no failing finding.
-func leadFailures(r *Report) (items []string, more int) {
-	add := func(s string) {
-		if len(items) < maxLeadFailures {
-			items = append(items, s)
-		} else {
-			more++
-		}
+// atHead names the verified head commit by its short sha, linked to the
+// commit when the report knows the repository's page: " at `5398c0610bac`".
+func (r *Report) atHead() string {
+	sha := prose(r.Head)
+	if sha == "" {
+		return ""
 	}
-	for _, res := range r.Results {
-		n := 0
-		for _, f := range res.Findings {
-			if f.Level != checks.LevelFailure {
-				continue
-			}
-			n++
-			s := markFail + " " + markdown.Bold(prose(res.Check)) + ":"
-			if loc := markdown.Location(f.Path, f.Line, f.EndLine); loc != "" {
-				s += " " + r.lineLink(f, clip(loc, maxLeadMessage))
-			}
-			title, msg := prose(clip(markdown.Plain(f.Title), maxLeadMessage)), prose(clip(markdown.Plain(f.Message), maxLeadMessage))
-			if title != "" && title != msg {
-				s += " " + sentence(title)
-			}
-			if msg != "" {
-				s += " " + sentence(msg)
-			}
-			add(s)
-		}
-		if n == 0 && res.Conclusion.Failed() {
-			s := markFail + " " + markdown.Bold(prose(res.Check)) + ": " + Word(res.Conclusion)
-			if t := prose(clip(markdown.Plain(res.Title), maxLeadMessage)); t != "" {
-				s += ". " + sentence(capital(t))
-			} else {
-				s += "."
-			}
-			add(s)
-		}
+	c := code(short(sha))
+	if webPage.MatchString(r.Links.Repo) && fullSha.MatchString(r.Head) {
+		c = "[" + c + "](" + strings.TrimRight(r.Links.Repo, "/") + "/commit/" + r.Head + ")"
 	}
-	return items, more
+	return " at " + c
 }
 
 var (

@@ -177,8 +177,8 @@ func (v *view) cutLists() bool {
 			items, more := leadFailures(v.report)
 			total := len(items) + more
 			v.Failures = v.Failures[:n/2]
-			v.FailuresMore = fmt.Sprintf("%s more below, in the details of the checks.", capital(plural(total-n/2, "failure", "failures")))
-			v.cuts.list("lead", fmt.Sprintf("Cut: %s of the %s listed first.", thousands(total-n/2), plural(total, "failure", "failures")))
+			v.FailuresMore = fmt.Sprintf("%s below, in the details of the checks.", capital(plural(total-n/2, "more cause", "more causes")))
+			v.cuts.list("lead", fmt.Sprintf("Cut: %s of the %s listed first.", thousands(total-n/2), plural(total, "cause", "causes")))
 		}})
 	}
 	if n := len(v.Changes); n > 0 {

@@ -1,6 +1,7 @@
-// Package commenttmpl holds the text/template files that the report
+// Package templates holds the text/template files that package report
 // renders: the verification comment (comment.md.tmpl) and its partials,
-// one file per section. The files are embedded, so the binary needs no
+// one file per section, in the top-level templates/ folder that the
+// design card lays out. The files are embedded, so the binary needs no
 // files at run time. (Not to be confused with the Jinja templates that
 // template-verify checks.)
 //
@@ -9,7 +10,7 @@
 // these functions from the caller: include (run a named template into a
 // string, "" for nil data), indent (spaces before each line), paras (join
 // the parts that are not blank with blank lines).
-package commenttmpl
+package templates
 
 import (
 	"embed"

@@ -165,14 +165,6 @@ func textRev(name, sha string) string {
 	return name + " (" + short(sha) + ")"
 }
 
-// short cuts a sha to 12 characters.
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 // textDuration writes "-" for a check that took no time, such as one that
 // did not run.
 func textDuration(d time.Duration) string {

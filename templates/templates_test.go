@@ -1,4 +1,4 @@
-package commenttmpl
+package templates
 
 import (
 	"strings"

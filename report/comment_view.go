@@ -106,7 +106,7 @@ func buildView(r *Report) *view {
 	items, more := leadFailures(r)
 	v.Failures = items
 	if more > 0 {
-		v.FailuresMore = fmt.Sprintf("%s more below, in the details of the checks.", capital(plural(more, "failure", "failures")))
+		v.FailuresMore = fmt.Sprintf("%s below, in the details of the checks.", capital(plural(more, "more cause", "more causes")))
 	}
 	v.Links = linksLine(r)
 	v.Purpose = purpose(r)
@@ -438,4 +438,56 @@ func capital(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// shownChanges is how many changes the comment shows before it folds the
+// rest.
+const shownChanges = 3
+
+// ChangesHead are the changes shown in full.
+func (v *view) ChangesHead() []*changeView { return v.Changes[:min(len(v.Changes), shownChanges)] }
+
+// ChangesTail are the changes folded under one summary line.
+func (v *view) ChangesTail() []*changeView { return v.Changes[min(len(v.Changes), shownChanges):] }
+
+// ChangesTailSummary is the summary line of the folded changes.
+func (v *view) ChangesTailSummary() string {
+	return plural(len(v.ChangesTail()), "more change", "more changes")
+}
+
+// ChecksSummary counts the checks by result, with the marks of the table:
+// "❌ 1 failed, ✅ 2 passed, ⚪ 1 skipped: each check's result, figures and
+// findings".
+func (v *view) ChecksSummary() string {
+	c := v.report.counts()
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		mark string
+		word string
+	}{
+		{c.failed, markFail, "failed"},
+		{c.passed, markPass, "passed"},
+		{c.notRun + c.other, markNotRun, "not run"},
+		{c.skipped, markSkipped, "skipped"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, p.mark+" "+itoa(p.n)+" "+p.word)
+		}
+	}
+	return "Checks: " + strings.Join(parts, ", ") + ". Each check's result, figures and findings"
+}
+
+// maxCommandLine is the longest command the comment shows in a line of
+// text; a longer one, or one with several lines, gets a code block.
+const maxCommandLine = 160
+
+// CommandLine is the sentence with the command that reproduces the run,
+// when the command fits on one line; else "".
+func (v *view) CommandLine() string {
+	cmd := v.report.Command
+	if cmd == "" || strings.ContainsAny(cmd, "\r\n") || len(cmd) > maxCommandLine || v.Command == nil {
+		return ""
+	}
+	return "The command " + code(cmd) + " reproduces this run."
 }

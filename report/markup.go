@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/formula-code/template-verify/internal/markdown"
+	"github.com/formula-code/template-verify/internal/words"
 )
 
 // maxProse is the longest one-line text (a title, message or note) in
@@ -63,7 +64,8 @@ var (
 	code      = markdown.Code
 	sentence  = markdown.Sentence
 	list      = markdown.List
-	plural    = markdown.Plural
+	plural    = words.Plural
+	short     = words.Short
 	thousands = markdown.Thousands
 )
 
