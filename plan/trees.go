@@ -50,11 +50,8 @@ func (t *Trees) entry(ctx context.Context, rev, dir string) *treeEntry {
 		e = &treeEntry{}
 		t.got[key] = e
 	}
-	if t.batch == nil {
-		t.batch = t.Repo.Batch()
-	}
-	b := t.batch
 	t.mu.Unlock()
+	b := t.reader()
 	e.once.Do(func() { e.files, e.modes, e.err = readTree(ctx, b, rev, dir) })
 	return e
 }
@@ -70,6 +67,28 @@ func readTree(ctx context.Context, b *gitx.Batch, rev, dir string) (map[string][
 		modes[e.Path] = e.Mode
 	}
 	return files, modes, nil
+}
+
+// File reads one file at rev through the same git process as the folders;
+// ok is false when rev has no file at path.
+func (t *Trees) File(ctx context.Context, rev, path string) (data []byte, ok bool, err error) {
+	return t.reader().ReadFile(ctx, rev, path)
+}
+
+// Has reports whether rev has path (a file or a folder), as git cat-file
+// -e does, through the same git process as the folders.
+func (t *Trees) Has(ctx context.Context, rev, path string) (bool, error) {
+	_, ok, err := t.reader().Object(ctx, rev+":"+path)
+	return ok, err
+}
+
+func (t *Trees) reader() *gitx.Batch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.batch == nil {
+		t.batch = t.Repo.Batch()
+	}
+	return t.batch
 }
 
 // Get returns the files under dir at rev, keyed by repository path. A

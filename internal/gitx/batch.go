@@ -17,7 +17,7 @@ import (
 )
 
 // BatchIdle is how long a Batch keeps its git process without a request.
-var BatchIdle = 5 * time.Second
+var BatchIdle = 15 * time.Second
 
 // Object is one object of a repository as `git cat-file --batch` gives it.
 type Object struct {
