@@ -8,11 +8,25 @@ import (
 )
 
 // Trees reads the files under a folder at a commit once and keeps them, so
-// that the plan and every check share one read per (commit, folder).
+// that the plan and every check share one read per (commit, folder). Every
+// read goes through one git cat-file process (gitx.Batch), which stops
+// when it has been idle for gitx.BatchIdle, or at Close.
 type Trees struct {
-	Repo gitx.Repo
-	mu   sync.Mutex
-	got  map[[2]string]*treeEntry
+	Repo  gitx.Repo
+	mu    sync.Mutex
+	got   map[[2]string]*treeEntry
+	batch *gitx.Batch
+}
+
+// Close stops the git process of the reads; a later read starts another.
+func (t *Trees) Close() {
+	t.mu.Lock()
+	b := t.batch
+	t.batch = nil
+	t.mu.Unlock()
+	if b != nil {
+		_ = b.Close()
+	}
 }
 
 type treeEntry struct {
@@ -37,31 +51,44 @@ func (t *Trees) entry(ctx context.Context, rev, dir string) *treeEntry {
 		t.got[key] = e
 	}
 	t.mu.Unlock()
-	e.once.Do(func() { e.files, e.modes, e.err = readTree(ctx, t.Repo, rev, dir) })
+	b := t.reader()
+	e.once.Do(func() { e.files, e.modes, e.err = readTree(ctx, b, rev, dir) })
 	return e
 }
 
 // readTree is gitx.Repo.ReadTree that keeps each file's git mode.
-func readTree(ctx context.Context, r gitx.Repo, rev, dir string) (map[string][]byte, map[string]string, error) {
-	entries, err := r.ListTree(ctx, rev, dir)
+func readTree(ctx context.Context, b *gitx.Batch, rev, dir string) (map[string][]byte, map[string]string, error) {
+	files, entries, err := b.ReadTree(ctx, rev, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	shas := make([]string, 0, len(entries))
-	for _, e := range entries {
-		shas = append(shas, e.SHA)
-	}
-	blobs, err := r.ReadBlobs(ctx, shas)
-	if err != nil {
-		return nil, nil, err
-	}
-	files := make(map[string][]byte, len(entries))
 	modes := make(map[string]string, len(entries))
 	for _, e := range entries {
-		files[e.Path] = blobs[e.SHA]
 		modes[e.Path] = e.Mode
 	}
 	return files, modes, nil
+}
+
+// File reads one file at rev through the same git process as the folders;
+// ok is false when rev has no file at path.
+func (t *Trees) File(ctx context.Context, rev, path string) (data []byte, ok bool, err error) {
+	return t.reader().ReadFile(ctx, rev, path)
+}
+
+// Has reports whether rev has path (a file or a folder), as git cat-file
+// -e does, through the same git process as the folders.
+func (t *Trees) Has(ctx context.Context, rev, path string) (bool, error) {
+	_, ok, err := t.reader().Object(ctx, rev+":"+path)
+	return ok, err
+}
+
+func (t *Trees) reader() *gitx.Batch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.batch == nil {
+		t.batch = t.Repo.Batch()
+	}
+	return t.batch
 }
 
 // Get returns the files under dir at rev, keyed by repository path. A

@@ -98,7 +98,7 @@ func uncovered(ctx context.Context, p *plan.Plan, cfgs ...*config.Config) []stri
 			continue
 		}
 		reads++
-		data, ok, err := p.Trees.Repo.ReadFile(ctx, p.Head, c.Path)
+		data, ok, err := p.Trees.File(ctx, p.Head, c.Path)
 		if err == nil && ok && jinjaSyntax.Match(data) {
 			out = append(out, c.Path)
 		}

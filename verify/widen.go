@@ -41,8 +41,8 @@ func widen(ctx context.Context, p *plan.Plan, head *config.Config, trusted ...*c
 			continue
 		}
 		atHead := func(file string) bool {
-			_, err := p.Trees.Repo.Run(ctx, "cat-file", "-e", p.Head+":"+file)
-			return err == nil
+			ok, err := p.Trees.Has(ctx, p.Head, file)
+			return ok && err == nil
 		}
 		widenStrict(&eff, b)
 		moved := append(widenMatrices(&eff, b), widenSuites(&eff, b, atHead)...)

@@ -29,7 +29,7 @@ func TestRunnerRendersAsProduction(t *testing.T) {
 		{name: "copied verbatim", copy: `["tests/*.py"]`, src: copied, want: copied},
 		{name: "rendered by Jinja2", copy: "[]", src: "ROUNDS = '{{ rounds }}'\n", want: "ROUNDS = 'None'\n"},
 		// A runner no template entry names renders with the group's vars
-		// (the copy before checks.RenderTemplate indexed an entry's sets).
+		// (the copy before rendertemplate.Render indexed an entry's sets).
 		{name: "no template entry", copy: "[]", templates: `[{path: "other/**"}]`, src: "ROUNDS = '{{ rounds }}'\n", want: "ROUNDS = 'None'\n"},
 		{name: "the config's output limit", copy: "[]", limits: "limits: {render_output: 1000}\n", src: "X = '{{ 'x' * 5000 }}'\n", err: "1000"},
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
 // runnerOutcome is what the runner scenarios gave.
@@ -169,14 +170,14 @@ func renderRunner(ctx context.Context, in *checks.Input, cfg *config.Config, rc 
 
 // renderRunnerRecord is renderRunner that also returns the engine that
 // rendered the runner, nil when it was copied verbatim or not rendered.
-// It renders once through checks.RenderTemplate, with the head config's
+// It renders once through rendertemplate.Render, with the head config's
 // render limits also for the base's runner.
 func renderRunnerRecord(ctx context.Context, in *checks.Input, cfg *config.Config, rc *config.Runner, rev string) (string, *jinja.Engine, error) {
-	r, err := checks.RenderTemplate(ctx, in.Plan.Trees, cfg, rc.Template, rev, checks.RenderOptions{Limits: &in.Config.Limits})
+	r, err := rendertemplate.Render(ctx, in.Plan.Trees, cfg, rc.Template, rev, rendertemplate.Options{Limits: &in.Config.Limits})
 	switch {
-	case errors.Is(err, checks.ErrTemplateName):
+	case errors.Is(err, rendertemplate.ErrName):
 		return "", nil, fmt.Errorf("pytest.runner.template: %w", err)
-	case errors.Is(err, checks.ErrTemplateRender):
+	case errors.Is(err, rendertemplate.ErrRender):
 		return "", r.Engine, fmt.Errorf("the runner template does not render: %w", err)
 	case err != nil:
 		return "", nil, err

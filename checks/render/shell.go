@@ -46,17 +46,33 @@ func shellCheck(ctx context.Context, in *checks.Input, jobs []*job) ([]checks.Fi
 		return []checks.Finding{{Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}}, 0
 	}
 	strict := config.PreExistingFails(in.BaseConfig, in.Config)
-	var out []setFinding
+	// Every script at head in one run of bash -n, then the base's scripts
+	// of those that fail in another.
+	var heads []bashScript
 	for _, key := range order {
+		heads = append(heads, bashScript{output: scripts[key].job.head.output, job: scripts[key].job})
+	}
+	headF := bashN(ctx, dir, heads)
+	var bases []bashScript
+	baseOf := map[int]int{}
+	for i, key := range order {
+		if j := scripts[key].job; headF[i].bad && headF[i].f.Title != "" && j.tmpl.AtBase() && j.base.err == nil {
+			baseOf[i] = len(bases)
+			bases = append(bases, bashScript{output: j.base.output, job: j})
+		}
+	}
+	baseF := bashN(ctx, dir, bases)
+	var out []setFinding
+	for i, key := range order {
 		s := scripts[key]
-		f, bad := bashN(ctx, dir, s.job.head.output, s.job)
+		f, bad := headF[i].f, headF[i].bad
 		if !bad {
 			continue
 		}
 		// The same failure at base (the same message, wherever the line)
 		// fails before this change.
-		if j := s.job; f.Title != "" && j.tmpl.AtBase() && j.base.err == nil {
-			if bf, baseBad := bashN(ctx, dir, j.base.output, j); baseBad && bf.Title != "" && bashMsg(bf.Message) == bashMsg(f.Message) {
+		if b, ok := baseOf[i]; ok {
+			if bf, baseBad := baseF[b].f, baseF[b].bad; baseBad && bf.Title != "" && bashMsg(bf.Message) == bashMsg(f.Message) {
 				f.Title = "bash -n rejects the rendered script: fails before this change"
 				f.Message += " The base's script fails the same way, so this PR does not cause it."
 				if !strict {
@@ -81,24 +97,78 @@ func bashMsg(m string) string {
 
 var bashErrRe = regexp.MustCompile(`^[^:]*: line (\d+): (.*)$`)
 
-// bashN checks one script, the output of j at head or base. It returns a
-// failure finding when bash rejects it; the finding has a Title only when
-// bash ran.
-func bashN(ctx context.Context, dir, output string, j *job) (checks.Finding, bool) {
-	sum := sha256.Sum256([]byte(j.tmpl.Path + output))
-	file := filepath.Join(dir, hex.EncodeToString(sum[:8])+".sh")
+// bashScript is one rendered script to check: the output of job at head
+// or base.
+type bashScript struct {
+	output string
+	job    *job
+}
+
+// bashVerdict is what bash -n made of one script: a failure finding when
+// bash rejects it (bad); the finding has a Title only when bash ran.
+type bashVerdict struct {
+	f   checks.Finding
+	bad bool
+}
+
+// bashPerScript runs bash -n on each file named after it and prints, per
+// file, its exit code and its stderr, each ended by a NUL byte.
+const bashPerScript = `for f; do e=$(bash -n "$f" 2>&1); printf '%d\0%s\0' "$?" "$e"; done`
+
+// bashN checks the scripts in one sandboxed bash, which runs bash -n on
+// each (one process each, and no start of the sandbox per script).
+func bashN(ctx context.Context, dir string, scripts []bashScript) []bashVerdict {
+	res := make([]bashVerdict, len(scripts))
+	if len(scripts) == 0 {
+		return res
+	}
+	fail := func(i int, err error) {
+		res[i] = bashVerdict{f: checks.Finding{Path: path.Join(scripts[i].job.group.Root, scripts[i].job.tmpl.Rel),
+			Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}, bad: true}
+	}
+	files := make([]string, len(scripts))
+	for i, sc := range scripts {
+		sum := sha256.Sum256([]byte(sc.job.tmpl.Path + sc.output))
+		files[i] = filepath.Join(dir, hex.EncodeToString(sum[:8])+".sh")
+		if err := os.WriteFile(files[i], []byte(sc.output), 0o644); err != nil {
+			for k := range scripts {
+				fail(k, err)
+			}
+			return res
+		}
+	}
+	args := append([]string{"bash", "-c", bashPerScript, "bash"}, files...)
+	o := sandbox.Run(ctx, sandbox.Spec{Args: args, Dir: dir, Timeout: time.Duration(len(files)) * 30 * time.Second})
+	fields := strings.Split(string(o.Stdout), "\x00")
+	if o.Err == nil && o.ExitCode != 0 {
+		o.Err = fmt.Errorf("bash exited with code %d: %s", o.ExitCode, sandbox.Tail(o.Stderr, 500))
+	}
+	if o.Err == nil && len(fields) != 2*len(files)+1 {
+		o.Err = fmt.Errorf("bash -n gave %d answers for %d scripts", (len(fields)-1)/2, len(files))
+	}
+	for i, sc := range scripts {
+		if o.Err != nil {
+			fail(i, o.Err)
+			continue
+		}
+		code, err := strconv.Atoi(fields[2*i])
+		if err != nil {
+			fail(i, fmt.Errorf("bash -n exit code %q", fields[2*i]))
+			continue
+		}
+		if code == 0 {
+			continue
+		}
+		res[i] = bashVerdict{f: bashFinding(files[i], fields[2*i+1], sc.output, sc.job), bad: true}
+	}
+	return res
+}
+
+// bashFinding is the failure finding of the script in file, output of j,
+// whose bash -n printed stderr.
+func bashFinding(file, stderr, output string, j *job) checks.Finding {
 	tmplPath := path.Join(j.group.Root, j.tmpl.Rel)
-	if err := os.WriteFile(file, []byte(output), 0o644); err != nil {
-		return checks.Finding{Path: tmplPath, Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", err)}, true
-	}
-	o := sandbox.Run(ctx, sandbox.Spec{Args: []string{"bash", "-n", file}, Dir: dir, Timeout: 30 * time.Second})
-	if o.Err != nil && o.ExitCode == -1 {
-		return checks.Finding{Path: tmplPath, Level: checks.LevelFailure, Message: fmt.Sprintf("bash -n could not run: %v.", o.Err)}, true
-	}
-	if o.ExitCode == 0 {
-		return checks.Finding{}, false
-	}
-	stderr := strings.ReplaceAll(string(o.Stderr), file, "rendered "+path.Base(j.tmpl.Rel))
+	stderr = strings.ReplaceAll(stderr, file, "rendered "+path.Base(j.tmpl.Rel))
 	line, msg := 0, strings.TrimSpace(stderr)
 	for _, l := range strings.Split(stderr, "\n") {
 		if m := bashErrRe.FindStringSubmatch(l); m != nil {
@@ -126,7 +196,7 @@ func bashN(ctx context.Context, dir, output string, j *job) (checks.Finding, boo
 		f.Line = tl
 	}
 	f.Message = fmt.Sprintf("bash -n fails at %s: %s", where, msg)
-	return f, true
+	return f
 }
 
 var posRe = regexp.MustCompile(`^(\d+):(\d+): `)

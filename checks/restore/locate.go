@@ -9,6 +9,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
 // Without a config file that names the restore step, the defaults name
@@ -76,7 +77,7 @@ func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev str
 			}
 			rel := strings.TrimPrefix(p, strings.TrimSuffix(g.Root, "/")+"/")
 			ref := g.Name + ":" + rel
-			r, err := checks.RenderTemplate(ctx, in.Plan.Trees, cfg, ref, rev, checks.RenderOptions{Vars: map[string]any{config.BaseCommitVar: strings.Repeat("0", 40)}})
+			r, err := rendertemplate.Render(ctx, in.Plan.Trees, cfg, ref, rev, rendertemplate.Options{Vars: map[string]any{config.BaseCommitVar: strings.Repeat("0", 40)}})
 			if err != nil {
 				continue
 			}

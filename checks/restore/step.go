@@ -13,6 +13,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 	"github.com/formula-code/template-verify/plan"
 )
 
@@ -122,7 +123,7 @@ func missingSection(ctx context.Context, in *checks.Input, rc *config.Restore, h
 }
 
 // renderStep renders the restore template at commit rev ("head" or "base"
-// in messages) as production does (checks.RenderTemplate: the first
+// in messages) as production does (rendertemplate.Render: the first
 // variable set, the restore block's vars and base_commit on top), and cuts
 // the step out of it.
 func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *config.Restore, rev, side, baseSHA string) (*Step, *stop) {
@@ -134,7 +135,7 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 		vars = map[string]any{}
 	}
 	vars[config.BaseCommitVar] = baseSHA
-	r, err := checks.RenderTemplate(ctx, trees, cfg, rc.Template, rev, checks.RenderOptions{Vars: vars})
+	r, err := rendertemplate.Render(ctx, trees, cfg, rc.Template, rev, rendertemplate.Options{Vars: vars})
 	// A template that names the task's base commit otherwise gets the
 	// fixture's sha under that name too.
 	if more := baseSHAVars(string(r.Source)); err == nil && len(more) > 0 {
@@ -143,30 +144,30 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 				vars[name] = baseSHA
 			}
 		}
-		r, err = checks.RenderTemplate(ctx, trees, cfg, rc.Template, rev, checks.RenderOptions{Vars: vars})
+		r, err = rendertemplate.Render(ctx, trees, cfg, rc.Template, rev, rendertemplate.Options{Vars: vars})
 	}
 	if err != nil {
 		repoPath := r.Path
 		switch {
-		case errors.Is(err, checks.ErrTemplateName) && !rc.Explicit:
+		case errors.Is(err, rendertemplate.ErrName) && !rc.Explicit:
 			// The default names datasmith's group, and locate found no step
 			// in the repository's own groups.
 			return nil, &stop{conclusion: checks.Skipped, noFile: true,
 				title: "The restore check is skipped: no shell template of the config's groups has a restore step.",
 				finding: &checks.Finding{Level: checks.LevelWarning, Title: "No restore step found",
 					Message: fmt.Sprintf("No config file names the restore step, the groups have no template %s, and no shell template of theirs holds a grep that filters git's changed paths. Name the step in restore.template and restore.section, or set restore: null.", rc.Template)}}
-		case errors.Is(err, checks.ErrTemplateName):
+		case errors.Is(err, rendertemplate.ErrName):
 			return nil, &stop{conclusion: checks.Failure, title: "The restore template is not valid",
 				finding: &checks.Finding{Path: configFile(cfg), Level: checks.LevelFailure, Message: err.Error()}}
-		case errors.Is(err, checks.ErrTemplateTree):
-			var te *checks.TemplateError
+		case errors.Is(err, rendertemplate.ErrTree):
+			var te *rendertemplate.Error
 			cause := err
 			if errors.As(err, &te) && errors.Unwrap(te.Err) != nil {
 				cause = errors.Unwrap(te.Err)
 			}
 			return nil, &stop{conclusion: checks.Failure, title: "The restore template cannot be read",
 				finding: &checks.Finding{Path: repoPath, Level: checks.LevelFailure, Message: fmt.Sprintf("read %s at %s: %v", r.Group.Root, side, cause)}}
-		case errors.Is(err, checks.ErrTemplateMissing):
+		case errors.Is(err, rendertemplate.ErrMissing):
 			msg := fmt.Sprintf("The %s has no file %s.", side, repoPath)
 			if !rc.Explicit {
 				return nil, &stop{conclusion: checks.NotRun, title: msg + " The default restore check does not apply.", noFile: true}

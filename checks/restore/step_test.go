@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
 func TestLayoutAndMapping(t *testing.T) {
@@ -56,11 +56,11 @@ func TestRenderVars(t *testing.T) {
 			{Path: "**"},
 		},
 	}
-	got := checks.FirstVars(g, "tests/test.sh", map[string]any{"owner": "override"})
+	got := rendertemplate.FirstVars(g, "tests/test.sh", map[string]any{"owner": "override"})
 	if got["owner"] != "override" || got["rounds"] != 5 || got["run_pytest"] != true {
 		t.Errorf("vars %v", got)
 	}
-	got = checks.FirstVars(g, "other/file.txt", nil)
+	got = rendertemplate.FirstVars(g, "other/file.txt", nil)
 	if got["owner"] != "o" || got["rounds"] != 1 || got["run_pytest"] != true {
 		t.Errorf("vars %v", got)
 	}

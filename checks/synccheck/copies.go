@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
 // resolve returns the repository path of a copy and, for a template, its
@@ -142,7 +143,7 @@ func render(ctx context.Context, r *jinja.Renderer, g *config.Group, rel string,
 	if err != nil {
 		return "", fmt.Errorf("environment: %w", err)
 	}
-	out, err := r.Render(ctx, env, rel, checks.FirstVars(g, rel, over))
+	out, err := r.Render(ctx, env, rel, rendertemplate.FirstVars(g, rel, over))
 	if err != nil {
 		return "", fmt.Errorf("render: %w", err)
 	}

@@ -78,8 +78,12 @@ func (r Repo) RunInput(ctx context.Context, stdin io.Reader, args ...string) ([]
 	// maintenance.auto=false, gc.auto=0: a commit would start "git
 	// maintenance run --auto" in repositories the tool throws away (a
 	// process per command, for nothing).
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*", "-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
-	return run(ctx, r.Dir, stdin, args, full)
+	return run(ctx, r.Dir, stdin, args, withSafeConfig(args))
+}
+
+// withSafeConfig is args after the settings of every git command of Repo.
+func withSafeConfig(args []string) []string {
+	return append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "protocol.file.allow=always", "-c", "safe.directory=*", "-c", "maintenance.auto=false", "-c", "gc.auto=0"}, args...)
 }
 
 // run runs git with the arguments full in dir; args (the caller's part of
@@ -226,7 +230,23 @@ func (r Repo) ListTree(ctx context.Context, rev, dir string) ([]Entry, error) {
 // ReadFile returns the content of path at rev; ok is false when it does not
 // exist there.
 func (r Repo) ReadFile(ctx context.Context, rev, path string) (data []byte, ok bool, err error) {
-	out, err := r.Run(ctx, "cat-file", "blob", rev+":"+path)
+	name := rev + ":" + path
+	if !strings.ContainsAny(name, "\n\x00") {
+		// One process, whether the file is there or not.
+		out, err := r.RunInput(ctx, strings.NewReader(name+"\n"), "cat-file", "--batch")
+		if err != nil {
+			return nil, false, err
+		}
+		obj, ok, err := readObject(io.Discard, bufio.NewReader(bytes.NewReader(out)), name)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if obj.Type != "blob" {
+			return nil, false, fmt.Errorf("%s is a %s, not a file", name, obj.Type)
+		}
+		return obj.Data, true, nil
+	}
+	out, err := r.Run(ctx, "cat-file", "blob", name)
 	if err != nil {
 		if _, lerr := r.Run(ctx, "cat-file", "-e", rev+":"+path); lerr != nil {
 			return nil, false, nil

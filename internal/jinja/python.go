@@ -75,8 +75,9 @@ var (
 	pyCached *pyFound
 )
 
-// FindPython finds a python3 that can import jinja2: python3 on PATH first,
-// then /usr/bin/python3. It returns the interpreter's real path (not a
+// FindPython finds a python3 that can import jinja2: python3 on PATH first
+// (a pyenv shim's interpreter without the shim, see pyenvTarget), then
+// /usr/bin/python3. It returns the interpreter's real path (not a
 // version manager's shim) and the Jinja2 version. The answer is cached.
 func FindPython(ctx context.Context) (path string, version string, ok bool) {
 	pyMu.Lock()
@@ -86,6 +87,13 @@ func FindPython(ctx context.Context) (path string, version string, ok bool) {
 	}
 	var candidates []string
 	if p, err := exec.LookPath("python3"); err == nil {
+		// A pyenv shim's interpreter, when it is plain which one it runs,
+		// is probed without the shim's bash (see pyenvTarget).
+		if wd, err := os.Getwd(); err == nil {
+			if t := pyenvTarget(p, os.Getenv, wd); t != "" {
+				candidates = append(candidates, t)
+			}
+		}
 		candidates = append(candidates, p)
 	}
 	candidates = append(candidates, "/usr/bin/python3")

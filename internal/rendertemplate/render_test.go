@@ -1,19 +1,18 @@
-package checks_test
+package rendertemplate_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
-	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/checks/checktest"
-	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
-// TestRenderTemplate: one template rendered at one commit, as production
+// TestRender: one template rendered at one commit, as production
 // writes it, with errors the callers can tell apart.
-func TestRenderTemplate(t *testing.T) {
+func TestRender(t *testing.T) {
 	t.Parallel()
 	const cfg = `version: 1
 groups:
@@ -36,8 +35,8 @@ groups:
 		"tpl/loose.sh":  "who={{ who }}\n",
 	}, nil)
 	ctx := context.Background()
-	render := func(name string, over map[string]any) (checks.Rendered, error) {
-		return checks.RenderTemplate(ctx, in.Plan.Trees, in.Config, name, in.Plan.Head, checks.RenderOptions{Vars: over})
+	render := func(name string, over map[string]any) (rendertemplate.Rendered, error) {
+		return rendertemplate.Render(ctx, in.Plan.Trees, in.Config, name, in.Plan.Head, rendertemplate.Options{Vars: over})
 	}
 	cases := []struct {
 		name string
@@ -75,58 +74,34 @@ groups:
 		name string
 		kind error
 	}{
-		{"nogroup:a.sh", checks.ErrTemplateName},
-		{"elsewhere/a.sh", checks.ErrTemplateName},
-		{"h:missing.sh", checks.ErrTemplateMissing},
-		{"h:bad/a.sh", checks.ErrTemplateRender},
+		{"nogroup:a.sh", rendertemplate.ErrName},
+		{"elsewhere/a.sh", rendertemplate.ErrName},
+		{"h:missing.sh", rendertemplate.ErrMissing},
+		{"h:bad/a.sh", rendertemplate.ErrRender},
 	}
 	for _, c := range errs {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r, err := render(c.name, nil)
-			var te *checks.TemplateError
+			var te *rendertemplate.Error
 			if !errors.Is(err, c.kind) || !errors.As(err, &te) {
 				t.Fatalf("error %v, want %v", err, c.kind)
 			}
-			for _, other := range []error{checks.ErrTemplateName, checks.ErrTemplateTree, checks.ErrTemplateMissing, checks.ErrTemplateRender} {
+			for _, other := range []error{rendertemplate.ErrName, rendertemplate.ErrTree, rendertemplate.ErrMissing, rendertemplate.ErrRender} {
 				if other != c.kind && errors.Is(err, other) {
 					t.Errorf("error %v is also %v", err, other)
 				}
 			}
 			// A render error keeps the engine's file and line, and the engine.
 			var je *jinja.Error
-			if c.kind == checks.ErrTemplateRender && (!errors.As(err, &je) || je.Line != 2 || r.Engine == nil || string(r.Source) != "line one\n{{ nope }}\n") {
+			if c.kind == rendertemplate.ErrRender && (!errors.As(err, &je) || je.Line != 2 || r.Engine == nil || string(r.Source) != "line one\n{{ nope }}\n") {
 				t.Errorf("render error %v (jinja error %+v), engine %v", err, je, r.Engine)
 			}
 		})
 	}
 	// A commit the repository does not have: the tree cannot be read.
-	_, err = checks.RenderTemplate(ctx, in.Plan.Trees, in.Config, "h:loose.sh", "0123456789012345678901234567890123456789", checks.RenderOptions{})
-	if !errors.Is(err, checks.ErrTemplateTree) {
+	_, err = rendertemplate.Render(ctx, in.Plan.Trees, in.Config, "h:loose.sh", "0123456789012345678901234567890123456789", rendertemplate.Options{})
+	if !errors.Is(err, rendertemplate.ErrTree) {
 		t.Errorf("unknown commit: error %v, want ErrTemplateTree", err)
-	}
-}
-
-func TestIsShell(t *testing.T) {
-	t.Parallel()
-	yes, no := true, false
-	cases := []struct {
-		entry       config.Template
-		rel, output string
-		want        bool
-	}{
-		{config.Template{}, "tests/test.sh", "", true},
-		{config.Template{}, "run.bash", "", true},
-		{config.Template{}, "run", "#!/usr/bin/env bash\necho\n", true},
-		{config.Template{}, "run", "#!/bin/sh\n", true},
-		{config.Template{}, "run.py", "#!/usr/bin/env python3\n", false},
-		{config.Template{}, "README", "bash\n", false},
-		{config.Template{Shell: &no}, "tests/test.sh", "#!/bin/bash\n", false},
-		{config.Template{Shell: &yes}, "Dockerfile", "FROM x\n", true},
-	}
-	for _, c := range cases {
-		if got := checks.IsShell(c.entry, c.rel, c.output); got != c.want {
-			t.Errorf("IsShell(%+v, %q, %q) = %v, want %v", c.entry, c.rel, c.output, got, c.want)
-		}
 	}
 }

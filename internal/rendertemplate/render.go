@@ -1,4 +1,10 @@
-package checks
+// Package rendertemplate renders one template of a configuration at one
+// commit as production writes it (the first variable set, the render
+// limits, the engine of record), for the checks that need a template's
+// text: the restore step, the pytest runner. It sits beside internal/jinja
+// so that package checks, the result model that report and publish read,
+// links neither the engines nor the sandbox.
+package rendertemplate
 
 import (
 	"context"
@@ -6,42 +12,40 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"strings"
 
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/plan"
 )
 
-// The kinds of RenderTemplate's errors; test them with errors.Is. A render
+// The kinds of Render's errors; test them with errors.Is. A render
 // error also wraps the engine's error, a *jinja.Error where the engine
 // knows the file and line (errors.As).
 var (
-	// ErrTemplateName: the name is under no group of the config, or names
+	// ErrName: the name is under no group of the config, or names
 	// a group that is not in it.
-	ErrTemplateName = errors.New("the template name is not valid")
-	// ErrTemplateTree: the group's files at the commit cannot be read.
-	ErrTemplateTree = errors.New("the template's files cannot be read")
-	// ErrTemplateMissing: the commit has no such file.
-	ErrTemplateMissing = errors.New("the template file is missing")
-	// ErrTemplateRender: the template does not render.
-	ErrTemplateRender = errors.New("the template does not render")
+	ErrName = errors.New("the template name is not valid")
+	// ErrTree: the group's files at the commit cannot be read.
+	ErrTree = errors.New("the template's files cannot be read")
+	// ErrMissing: the commit has no such file.
+	ErrMissing = errors.New("the template file is missing")
+	// ErrRender: the template does not render.
+	ErrRender = errors.New("the template does not render")
 )
 
-// TemplateError is an error of RenderTemplate: its Kind (one of the
-// ErrTemplate values), the template's repository path (empty for
-// ErrTemplateName) and the cause.
-type TemplateError struct {
+// Error is an error of Render: its Kind (one of the Err values), the
+// template's repository path (empty for ErrName) and the cause.
+type Error struct {
 	Kind error
 	Path string
 	Rev  string
 	Err  error
 }
 
-func (e *TemplateError) Error() string { return e.Err.Error() }
+func (e *Error) Error() string { return e.Err.Error() }
 
 // Unwrap lets errors.Is find the kind and errors.As the cause.
-func (e *TemplateError) Unwrap() []error { return []error{e.Kind, e.Err} }
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
 
 // Rendered is one template rendered at one commit as production writes it.
 type Rendered struct {
@@ -63,8 +67,8 @@ type Rendered struct {
 	Vars map[string]any
 }
 
-// RenderOptions change how RenderTemplate renders.
-type RenderOptions struct {
+// Options change how Render renders.
+type Options struct {
 	// Vars go on top of the first variable set (a restore block's vars,
 	// base_commit).
 	Vars map[string]any
@@ -73,28 +77,28 @@ type RenderOptions struct {
 	Limits *config.Limits
 }
 
-// RenderTemplate renders the template name (a config template reference:
+// Render renders the template name (a config template reference:
 // "group:rel" or a repository path under a group root) of cfg at commit
 // rev, once, as production does: verbatim when the group copies it, else
 // with the first variable set of the first template entry that matches it
 // (the group's own first set when none matches), opts.Vars on top, through
 // jinja.RenderOfRecord with the render limits. The returned Rendered holds
-// what is known when it fails (group, path, source, engine); the error is a
-// *TemplateError.
-func RenderTemplate(ctx context.Context, trees *plan.Trees, cfg *config.Config, name, rev string, opts RenderOptions) (Rendered, error) {
+// what is known when it fails (group, path, source, engine); the error is an
+// *Error.
+func Render(ctx context.Context, trees *plan.Trees, cfg *config.Config, name, rev string, opts Options) (Rendered, error) {
 	var r Rendered
 	g, rel, err := cfg.ResolveTemplate(name)
 	if err != nil {
-		return r, &TemplateError{Kind: ErrTemplateName, Rev: rev, Err: err}
+		return r, &Error{Kind: ErrName, Rev: rev, Err: err}
 	}
 	r.Group, r.Rel, r.Path = g, rel, path.Join(g.Root, rel)
 	files, err := trees.Get(ctx, rev, g.Root)
 	if err != nil {
-		return r, &TemplateError{Kind: ErrTemplateTree, Path: r.Path, Rev: rev, Err: fmt.Errorf("read %s: %w", g.Root, err)}
+		return r, &Error{Kind: ErrTree, Path: r.Path, Rev: rev, Err: fmt.Errorf("read %s: %w", g.Root, err)}
 	}
 	source, ok := files[r.Path]
 	if !ok {
-		return r, &TemplateError{Kind: ErrTemplateMissing, Path: r.Path, Rev: rev, Err: fmt.Errorf("there is no file %s", r.Path)}
+		return r, &Error{Kind: ErrMissing, Path: r.Path, Rev: rev, Err: fmt.Errorf("there is no file %s", r.Path)}
 	}
 	r.Source = source
 	if g.Copied(rel) {
@@ -103,7 +107,7 @@ func RenderTemplate(ctx context.Context, trees *plan.Trees, cfg *config.Config, 
 	}
 	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
 	if err != nil {
-		return r, &TemplateError{Kind: ErrTemplateRender, Path: r.Path, Rev: rev, Err: err}
+		return r, &Error{Kind: ErrRender, Path: r.Path, Rev: rev, Err: err}
 	}
 	r.Vars = FirstVars(g, rel, opts.Vars)
 	lim := cfg.Limits
@@ -113,7 +117,7 @@ func RenderTemplate(ctx context.Context, trees *plan.Trees, cfg *config.Config, 
 	text, engine, err := jinja.RenderOfRecord(ctx, env, rel, r.Vars, jinja.LimitsOf(lim), nil)
 	r.Engine = &engine
 	if err != nil {
-		return r, &TemplateError{Kind: ErrTemplateRender, Path: r.Path, Rev: rev, Err: err}
+		return r, &Error{Kind: ErrRender, Path: r.Path, Rev: rev, Err: err}
 	}
 	r.Text = text
 	return r, nil
@@ -136,19 +140,4 @@ func FirstVars(g *config.Group, rel string, over map[string]any) map[string]any 
 	}
 	maps.Copy(vars, over)
 	return vars
-}
-
-// IsShell decides whether a rendered template is a shell script (bash -n
-// applies, the taint check reads it): the template entry says so
-// (shell:), or the name ends in .sh or .bash, or the output starts with a
-// bash or sh shebang.
-func IsShell(entry config.Template, rel, output string) bool {
-	if entry.Shell != nil {
-		return *entry.Shell
-	}
-	if strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".bash") {
-		return true
-	}
-	first, _, _ := strings.Cut(output, "\n")
-	return strings.HasPrefix(first, "#!") && (strings.HasSuffix(first, "/bash") || strings.HasSuffix(first, "/sh") || strings.HasSuffix(first, " bash") || strings.HasSuffix(first, " sh"))
 }
