@@ -135,6 +135,11 @@ func writeHelp(ctx context.Context, c command, w io.Writer) {
 }
 
 func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		c, _ := lookupCommand("help")
+		writeHelp(ctx, c, stdout)
+		return exitPass
+	}
 	switch len(args) {
 	case 0:
 		fmt.Fprint(stdout, usageText())
@@ -166,14 +171,30 @@ func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	info, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(stdout, versionString(version, info))
+	fmt.Fprintln(stdout, versionString(version, revision, info))
 	return exitPass
 }
 
+// toolVersion is the version of this binary alone (the -ldflags version,
+// else the module version), for the SARIF log's tool.driver.version.
+func toolVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	v, _ := strings.CutPrefix(versionString(version, "", info), "template-verify ")
+	v, _, _ = strings.Cut(v, " ")
+	return v
+}
+
+// revisionUnknown says why a binary has no revision and how to give it one.
+const revisionUnknown = "revision unknown: Go stamped none (a build with -buildvcs=false, without .git, or in a git worktree); " +
+	`build in a git clone, or add -ldflags "-X main.revision=$(git rev-parse HEAD)"`
+
 // versionString is the version line: the -ldflags version when set,
-// else the module version of the build info, then the VCS revision, its
-// time and whether the tree had changes, and the Go version.
-func versionString(ldflags string, info *debug.BuildInfo) string {
+// else the module version of the build info, then the VCS revision (Go's
+// vcs.revision stamp, else the -ldflags revision ldRevision), its time
+// and whether the tree had changes, and the Go version. A released module
+// version (go install module@v1.2.0) names its commit, so it needs no
+// revision.
+func versionString(ldflags, ldRevision string, info *debug.BuildInfo) string {
 	v := ldflags
 	if info == nil {
 		if v == "" {
@@ -192,9 +213,17 @@ func versionString(ldflags string, info *debug.BuildInfo) string {
 		settings[s.Key] = s.Value
 	}
 	rev := settings["vcs.revision"]
+	released := v == info.Main.Version && v != "devel" && !strings.HasPrefix(v, "v0.0.0-")
 	switch {
+	case rev == "" && ldRevision != "":
+		if len(ldRevision) > 12 {
+			ldRevision = ldRevision[:12]
+		}
+		rev = "revision " + ldRevision
+	case rev == "" && released:
+		return fmt.Sprintf("template-verify %s (%s)", v, info.GoVersion)
 	case rev == "":
-		rev = "revision unknown (built without VCS information)"
+		rev = revisionUnknown
 	default:
 		if len(rev) > 12 {
 			rev = rev[:12]

@@ -25,7 +25,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	base := fs.String("base", "main", "the branch the release branch merges into")
 	head := fs.String("head", "", "the release branch (required)")
 	format := fs.String("format", "text", "text or json")
-	if err := fs.Parse(args); err != nil {
+	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
 	if *head == "" || fs.NArg() > 0 || (*format != "text" && *format != "json") {

@@ -1,7 +1,7 @@
 // Command template-verify verifies pull requests that change benchmark task
 // templates. This package only parses flags and wires the parts together.
 //
-//	template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text]
+//	template-verify run  --repo DIR --base REV --head REV [--format markdown|json|text|sarif]
 //	template-verify demo [--bad | --head NAME] [--format ...] [--keep DIR]
 //
 // Exit status: 0 when every check passes (or nothing changed), 1 when a
@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,13 @@ const (
 // version is set at build time with -ldflags "-X main.version=..."; when
 // it is empty, version prints the module version of the build info.
 var version = ""
+
+// revision is set at build time with -ldflags "-X main.revision=SHA" by a
+// build that Go cannot stamp with vcs.revision itself: Go stamps a build
+// in a git clone (go build, unless -buildvcs=false or GOFLAGS has it),
+// but not one in a linked git worktree, whose .git is a file
+// (golang/go#58218), nor one without .git (the Docker build).
+var revision = ""
 
 func main() {
 	if err := startup(); err != nil {
@@ -101,6 +109,11 @@ func output(rep *report.Report, format string, stdout, stderr io.Writer) int {
 		}
 	case "text":
 		_, err = io.WriteString(stdout, rep.Text())
+	case "sarif":
+		var b []byte
+		if b, err = rep.SARIF(toolVersion()); err == nil {
+			_, err = stdout.Write(append(b, '\n'))
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "template-verify: write the report: %v\n", err)
@@ -130,30 +143,52 @@ func verifyError(err error, stderr io.Writer) int {
 	return exitFail
 }
 
+// formats are the values of --format ("md" is also taken for markdown).
+var formats = []string{"markdown", "json", "text", "sarif"}
+
 func validFormat(f string) bool {
-	switch f {
-	case "markdown", "md", "json", "text":
-		return true
-	}
-	return false
+	return f == "md" || slices.Contains(formats, f)
 }
 
 // progressFor returns progress lines on stderr (a line when a check
-// starts and ends, and one every few seconds while it runs) when stderr
-// is a terminal or when asked, else nil.
-func progressFor(mode string, stderr io.Writer) checks.Progress {
+// starts and ends, and one per running check every few seconds) when
+// asked, or in auto mode when stderr is a terminal (every 5 s) or the run
+// is in CI (every 15 s: getenv has CI or GITHUB_ACTIONS, as GitHub
+// Actions, GitLab and most CI services set), else nil. getenv is
+// os.Getenv outside tests.
+func progressFor(mode string, stderr io.Writer, getenv func(string) string) checks.Progress {
 	switch mode {
 	case "always":
-		return newTickProgress(stderr)
+		return newTickProgress(stderr, progressEvery)
 	case "never":
 		return nil
 	}
-	if f, ok := stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return newTickProgress(stderr)
-		}
+	if isTerminal(stderr) {
+		return newTickProgress(stderr, progressEvery)
+	}
+	if inCI(getenv) {
+		return newTickProgress(stderr, ciProgressEvery)
 	}
 	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// inCI reports whether the environment is a CI run: CI set to anything
+// but "false" or "0", or GITHUB_ACTIONS set.
+func inCI(getenv func(string) string) bool {
+	switch getenv("CI") {
+	case "", "false", "0":
+		return getenv("GITHUB_ACTIONS") != ""
+	}
+	return true
 }
 
 func logger(stderr io.Writer, verbose bool) *slog.Logger {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 
@@ -25,8 +26,8 @@ type outputFlags struct {
 
 func addOutputFlags(fs *flag.FlagSet) outputFlags {
 	return outputFlags{
-		format:   fs.String("format", "markdown", "report format: markdown, json or text"),
-		progress: fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal), always or never"),
+		format:   fs.String("format", "markdown", "report format: markdown, json, text or sarif (SARIF 2.1.0, for code scanning and reviewdog)"),
+		progress: fs.String("progress", "auto", "progress lines on stderr: auto (on a terminal every 5 s, in CI every 15 s), always or never"),
 		verbose:  fs.Bool("v", false, "log debug lines on stderr"),
 		only:     fs.String("only", "", "run only these checks (comma-separated, for example render,restore)"),
 		sandbox:  fs.String("sandbox", "", sandboxUsage),
@@ -36,7 +37,7 @@ func addOutputFlags(fs *flag.FlagSet) outputFlags {
 // parse parses args and checks what the shared flags allow; it prints the
 // problem and returns false on a usage error.
 func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
-	if err := fs.Parse(args); err != nil {
+	if !parseFlags(fs, args, stderr) {
 		return false
 	}
 	if fs.NArg() > 0 {
@@ -44,7 +45,7 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		return false
 	}
 	if !validFormat(*o.format) {
-		fmt.Fprintf(stderr, "template-verify %s: unknown format %q: --format is one of markdown, json, text%s\n", fs.Name(), *o.format, didYouMean(*o.format, []string{"markdown", "json", "text"}))
+		fmt.Fprintf(stderr, "template-verify %s: unknown format %q: --format is one of %s%s\n", fs.Name(), *o.format, strings.Join(formats, ", "), didYouMean(*o.format, formats))
 		return false
 	}
 	if !slices.Contains(progressModes, *o.progress) {
@@ -98,5 +99,5 @@ func checkNames() []string {
 func (o outputFlags) checks() []string                  { return splitList(*o.only) }
 func (o outputFlags) log(stderr io.Writer) *slog.Logger { return logger(stderr, *o.verbose) }
 func (o outputFlags) progressTo(stderr io.Writer) checks.Progress {
-	return progressFor(*o.progress, stderr)
+	return progressFor(*o.progress, stderr, os.Getenv)
 }

@@ -10,8 +10,14 @@ import (
 	"github.com/formula-code/template-verify/checks"
 )
 
-// progressEvery is how often a running check gets a progress line.
+// progressEvery is how often a running check gets a progress line on a
+// terminal.
 const progressEvery = 5 * time.Second
+
+// ciProgressEvery is how often it gets one in a CI log (CI or
+// GITHUB_ACTIONS set, stderr no terminal): often enough that a run of
+// several minutes shows it is alive, rarely enough not to fill the log.
+const ciProgressEvery = 15 * time.Second
 
 // tickProgress writes a line when a check starts and ends, like
 // checks.LineProgress, and every few seconds one line per running check:
@@ -21,6 +27,9 @@ type tickProgress struct {
 	w     io.Writer
 	every time.Duration
 	now   func() time.Time
+	// ticker starts the ticks of a run: a channel and its stop function
+	// (time.NewTicker; tests send the ticks themselves).
+	ticker func(time.Duration) (<-chan time.Time, func())
 
 	mu      sync.Mutex
 	running map[string]*running
@@ -35,8 +44,13 @@ type running struct {
 
 var _ checks.WorkProgress = (*tickProgress)(nil)
 
-func newTickProgress(w io.Writer) *tickProgress {
-	return &tickProgress{w: w, every: progressEvery, now: time.Now, running: map[string]*running{}}
+func newTickProgress(w io.Writer, every time.Duration) *tickProgress {
+	return &tickProgress{w: w, every: every, now: time.Now, ticker: realTicker, running: map[string]*running{}}
+}
+
+func realTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
 }
 
 // Started implements checks.Progress.
@@ -47,8 +61,8 @@ func (p *tickProgress) Started(check string) {
 	p.running[check] = &running{start: p.now()}
 	if p.stop == nil {
 		p.stop = make(chan struct{})
-		ticker := time.NewTicker(p.every)
-		go p.loop(ticker, p.stop)
+		ticks, stopTicks := p.ticker(p.every)
+		go p.loop(ticks, stopTicks, p.stop)
 	}
 }
 
@@ -73,20 +87,21 @@ func (p *tickProgress) Work(check string, done, total int, unit string) {
 	}
 }
 
-func (p *tickProgress) loop(t *time.Ticker, stop <-chan struct{}) {
-	defer t.Stop()
+func (p *tickProgress) loop(ticks <-chan time.Time, stopTicks func(), stop <-chan struct{}) {
+	defer stopTicks()
 	for {
 		select {
-		case <-t.C:
-			p.report()
+		case now := <-ticks:
+			p.report(now)
 		case <-stop:
 			return
 		}
 	}
 }
 
-// report writes one line per running check, in name order.
-func (p *tickProgress) report() {
+// report writes one line per running check, in name order, with the
+// time each has run until now (the tick's time).
+func (p *tickProgress) report(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	names := make([]string, 0, len(p.running))
@@ -94,7 +109,6 @@ func (p *tickProgress) report() {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	now := p.now()
 	for _, n := range names {
 		r := p.running[n]
 		line := fmt.Sprintf("%-8s running %s", n, now.Sub(r.start).Round(time.Second))

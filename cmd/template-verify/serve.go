@@ -52,7 +52,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	verbose := fs.Bool("v", false, "log debug lines")
-	if err := fs.Parse(args); err != nil {
+	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {

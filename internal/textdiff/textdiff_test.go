@@ -1,6 +1,7 @@
 package textdiff
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,5 +63,31 @@ func TestHunksSeparateFarChanges(t *testing.T) {
 	d, _ := Unified("a", "b", a, b, 3)
 	if n := strings.Count(d, "@@ -"); n != 2 {
 		t.Fatalf("want 2 hunks, got %d:\n%s", n, d)
+	}
+}
+
+// TestLargeInputsGetAPreciseDiff: a 5,000-line output with one line in a
+// hundred changed gets a diff of those 50 lines, not a diff that removes
+// and adds the whole file (the hand-written LCS diff gave up past 16
+// million cells and did that).
+func TestLargeInputsGetAPreciseDiff(t *testing.T) {
+	var a, b strings.Builder
+	for i := range 5000 {
+		line := fmt.Sprintf("echo step %d\n", i)
+		a.WriteString(line)
+		if i%100 == 0 {
+			line = "echo changed " + line[len("echo "):]
+		}
+		b.WriteString(line)
+	}
+	d, st := Unified("a", "b", a.String(), b.String(), 3)
+	if st != (Stats{Added: 50, Removed: 50}) {
+		t.Fatalf("stats %+v, want 50 added and 50 removed", st)
+	}
+	if n := strings.Count(d, "\n-echo step "); n != 50 {
+		t.Errorf("the diff removes %d lines, want 50", n)
+	}
+	if n := strings.Count(d, "@@ -"); n != 50 {
+		t.Errorf("%d hunks, want 50 (one per change, far apart)", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 
 	"github.com/nikolalohinski/gonja/v2/builtins"
@@ -12,7 +13,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/logging"
-	"github.com/sirupsen/logrus"
 )
 
 var (
@@ -34,11 +34,13 @@ func SetLoggerOutput(out io.Writer) {
 	} else {
 		logging.SetEnabled(true)
 	}
-	logrus.SetOutput(out)
+	logging.SetOutput(out)
 }
 
-func SetLoggerLevel(level logrus.Level) {
-	logrus.SetLevel(level)
+// SetLoggerLevel drops records below level; logging.LevelTrace keeps the
+// parser's and lexer's trace records.
+func SetLoggerLevel(level slog.Level) {
+	logging.SetLevel(level)
 }
 
 func FromString(source string) (*exec.Template, error) {

@@ -3,6 +3,7 @@ package builtins
 
 import (
 	stdjson "encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -16,8 +17,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	json "github.com/json-iterator/go"
-	"github.com/pkg/errors"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 
@@ -780,7 +779,7 @@ func filterMax(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Va
 				max = val
 			}
 		default:
-			max = exec.AsValue(errors.Errorf(`%s and %s are not comparable`, max.Val.Type(), val.Val.Type()))
+			max = exec.AsValue(fmt.Errorf(`%s and %s are not comparable`, max.Val.Type(), val.Val.Type()))
 		}
 		return true
 	}, func() {})
@@ -836,7 +835,7 @@ func filterMin(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Va
 				min = val
 			}
 		default:
-			min = exec.AsValue(errors.Errorf(`%s and %s are not comparable`, min.Val.Type(), val.Val.Type()))
+			min = exec.AsValue(fmt.Errorf(`%s and %s are not comparable`, min.Val.Type(), val.Val.Type()))
 		}
 		return true
 	}, func() {})
@@ -857,9 +856,9 @@ func filterPPrint(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
-	b, err := json.MarshalIndent(in.Interface(), "", "  ")
+	b, err := stdjson.MarshalIndent(in.Interface(), "", "  ")
 	if err != nil {
-		return exec.AsValue(errors.Wrapf(err, `Unable to pretty print '%s'`, in.String()))
+		return exec.AsValue(fmt.Errorf(`Unable to pretty print '%s': %w`, in.String(), err))
 	}
 	return exec.AsSafeValue(string(b))
 }
@@ -1021,7 +1020,7 @@ func filterRound(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.
 	case "ceil":
 		op = math.Ceil
 	default:
-		return exec.AsValue(errors.Errorf(`Unknown method '%s', mush be one of 'common, 'floor', 'ceil`, method))
+		return exec.AsValue(fmt.Errorf(`Unknown method '%s', mush be one of 'common, 'floor', 'ceil`, method))
 	}
 	value := in.Float()
 	factor := math.Pow(10, float64(precision))
@@ -1295,7 +1294,7 @@ func filterToJSON(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 			return strings.ReplaceAll(string(b), "'", `\u0027`), nil
 		}
 		if !indent.IsInteger() {
-			return "", errors.Errorf("Expected an integer for 'indent', got %s", indent.String())
+			return "", fmt.Errorf("Expected an integer for 'indent', got %s", indent.String())
 		}
 		b, err := stdjson.MarshalIndent(value, "", strings.Repeat(" ", indent.Integer()))
 		if err != nil {
@@ -1312,7 +1311,7 @@ func filterToJSON(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 		}
 		out, err = marshalJSON(casted)
 		if err != nil {
-			return exec.AsValue(errors.Wrap(err, "Unable to marhsall to json"))
+			return exec.AsValue(fmt.Errorf("Unable to marhsall to json: %w", err))
 		}
 	}
 	return exec.AsSafeValue(out)
@@ -1343,7 +1342,7 @@ func filterTruncate(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *ex
 	runes := []rune(source)
 
 	if length < len(rEnd) {
-		return exec.AsValue(errors.Errorf(`expected length >= %d, got %d`, len(rEnd), length))
+		return exec.AsValue(fmt.Errorf(`expected length >= %d, got %d`, len(rEnd), length))
 	}
 
 	if len(runes) <= fullLength {

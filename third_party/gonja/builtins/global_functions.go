@@ -1,9 +1,10 @@
 package builtins
 
 import (
+	"errors"
+
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/utils"
-	"github.com/pkg/errors"
 )
 
 var GlobalFunctions = exec.NewContext(map[string]any{

@@ -6,7 +6,6 @@ import (
 	"runtime"
 
 	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/pkg/errors"
 )
 
 func (e *Evaluator) evalCall(node *nodes.Call) *Value {
@@ -14,12 +13,12 @@ func (e *Evaluator) evalCall(node *nodes.Call) *Value {
 	if !fn.IsCallable() {
 		getAttributeNode, ok := node.Func.(*nodes.GetAttribute)
 		if node.Parent == nil || !ok {
-			return AsValue(errors.Errorf(`%s is not callable`, node.Func))
+			return AsValue(fmt.Errorf(`%s is not callable`, node.Func))
 		}
 		return e.evalMethod(node.Parent, getAttributeNode.Attribute, node.Args, node.Kwargs)
 	}
 	if fn.IsError() {
-		return AsValue(errors.Wrapf(fn, `unable to evaluate function '%s'`, node.Func))
+		return AsValue(fmt.Errorf(`unable to evaluate function '%s': %w`, node.Func, fn))
 	}
 
 	var current reflect.Value
@@ -38,7 +37,7 @@ func (e *Evaluator) evalCall(node *nodes.Call) *Value {
 		params, err = e.evalParams(node, fn)
 	}
 	if err != nil {
-		return AsValue(errors.Wrapf(err, `unable to evaluate parameters`))
+		return AsValue(fmt.Errorf(`unable to evaluate parameters: %w`, err))
 	}
 	functionName := runtime.FuncForPC(fn.Val.Pointer()).Name()
 	if nameNode, ok := node.Func.(*nodes.Name); ok {
@@ -87,13 +86,13 @@ func (e *Evaluator) evalCall(node *nodes.Call) *Value {
 func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []nodes.Expression, kwargs map[string]nodes.Expression) *Value {
 	parent := e.Eval(parentNode)
 	if parent.IsError() {
-		return AsValue(errors.Wrapf(parent, "unable to evaluate '%s'", parentNode))
+		return AsValue(fmt.Errorf("unable to evaluate '%s': %w", parentNode, parent))
 	}
 	parameters := NewVarArgs()
 	for _, param := range args {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s", param))
+			return AsValue(fmt.Errorf("unable to evaluate parameter %s: %w", param, value))
 		}
 		parameters.Args = append(parameters.Args, value)
 	}
@@ -101,7 +100,7 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 	for key, param := range kwargs {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s=%s", key, param))
+			return AsValue(fmt.Errorf("unable to evaluate parameter %s=%s: %w", key, param, value))
 		}
 		parameters.KwArgs[key] = value
 	}
@@ -149,7 +148,7 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 			result, err = method(goList, parent, parameters)
 		}
 	default:
-		err = AsValue(errors.Errorf(`'%s' is not callable on %s`, method, parent))
+		err = AsValue(fmt.Errorf(`'%s' is not callable on %s`, method, parent))
 	}
 	if err != nil {
 		if callErr, ok := err.(ErrInvalidCall); ok {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/nikolalohinski/gonja/v2/parser"
-	"github.com/pkg/errors"
 )
 
 type Environment struct {
@@ -51,7 +50,7 @@ func (f *FilterSet) Get(name string) (FilterFunction, bool) {
 // http://golang.org/doc/effective_go.html#init
 func (f *FilterSet) Register(name string, fn FilterFunction) error {
 	if f.Exists(name) {
-		return errors.Errorf("filter with name '%s' is already registered", name)
+		return fmt.Errorf("filter with name '%s' is already registered", name)
 	}
 	f.lock.Lock()
 	defer f.lock.Unlock()
@@ -63,7 +62,7 @@ func (f *FilterSet) Register(name string, fn FilterFunction) error {
 // function with caution since it allows you to change existing filter behaviour.
 func (f *FilterSet) Replace(name string, fn FilterFunction) error {
 	if !f.Exists(name) {
-		return errors.Errorf("filter with name '%s' does not exist (therefore cannot be overridden)", name)
+		return fmt.Errorf("filter with name '%s' does not exist (therefore cannot be overridden)", name)
 	}
 	f.lock.Lock()
 	defer f.lock.Unlock()
@@ -114,7 +113,7 @@ func (c *ControlStructureSet) Get(name string) (parser.ControlStructureParser, b
 // http://golang.org/doc/effective_go.html#init
 func (c *ControlStructureSet) Register(name string, parser parser.ControlStructureParser) error {
 	if c.Exists(name) {
-		return errors.Errorf("ControlStructure '%s' is already registered", name)
+		return fmt.Errorf("ControlStructure '%s' is already registered", name)
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
@@ -126,7 +125,7 @@ func (c *ControlStructureSet) Register(name string, parser parser.ControlStructu
 // function with caution since it allows you to change existing tag behaviour.
 func (c *ControlStructureSet) Replace(name string, parser parser.ControlStructureParser) error {
 	if !c.Exists(name) {
-		return errors.Errorf("ControlStructure '%s' does not exist (therefore cannot be overridden)", name)
+		return fmt.Errorf("ControlStructure '%s' does not exist (therefore cannot be overridden)", name)
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
@@ -205,7 +204,7 @@ func (t *TestSet) Get(name string) (TestFunction, bool) {
 // name, RegisterTest will error out.
 func (t *TestSet) Register(name string, fn TestFunction) error {
 	if t.Exists(name) {
-		return errors.Errorf("test with name '%s' is already registered", name)
+		return fmt.Errorf("test with name '%s' is already registered", name)
 	}
 	t.lock.Lock()
 	defer t.lock.Unlock()
@@ -220,7 +219,7 @@ func (t *TestSet) Register(name string, fn TestFunction) error {
 // function with caution since it allows you to change existing test behaviour.
 func (t *TestSet) Replace(name string, fn TestFunction) error {
 	if !t.Exists(name) {
-		return errors.Errorf("test with name '%s' does not exist (therefore cannot be overridden)", name)
+		return fmt.Errorf("test with name '%s' does not exist (therefore cannot be overridden)", name)
 	}
 	t.lock.Lock()
 	defer t.lock.Unlock()

@@ -1,11 +1,11 @@
 package exec
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
-
-	"github.com/pkg/errors"
 
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/loaders"
@@ -70,7 +70,7 @@ func (e *Evaluator) Eval(node nodes.Expression) *Value {
 	case *nodes.TestExpression:
 		return e.EvalTest(n)
 	default:
-		return AsValue(errors.Errorf(`Unknown expression type "%T"`, n))
+		return AsValue(fmt.Errorf(`Unknown expression type "%T"`, n))
 	}
 }
 
@@ -81,7 +81,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	)
 	left = e.Eval(node.Left)
 	if left.IsError() {
-		return AsValue(errors.Wrapf(left, `Unable to evaluate left parameter %s`, node.Left))
+		return AsValue(fmt.Errorf(`Unable to evaluate left parameter %s: %w`, node.Left, left))
 	}
 
 	switch node.Operator.Token.Val {
@@ -90,7 +90,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	default:
 		right = e.Eval(node.Right)
 		if right.IsError() {
-			return AsValue(errors.Wrapf(right, `Unable to evaluate right parameter %s`, node.Right))
+			return AsValue(fmt.Errorf(`Unable to evaluate right parameter %s: %w`, node.Right, right))
 		}
 	}
 
@@ -98,7 +98,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	case tokens.Addition:
 		if left.IsList() {
 			if !right.IsList() {
-				return AsValue(errors.Wrapf(right, `Unable to concatenate list to %s`, node.Right))
+				return AsValue(fmt.Errorf(`Unable to concatenate list to %s: %w`, node.Right, right))
 			}
 
 			v := &Value{Val: reflect.ValueOf([]any{})}
@@ -164,7 +164,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		}
 		right = e.Eval(node.Right)
 		if right.IsError() {
-			return AsValue(errors.Wrapf(right, `Unable to evaluate right parameter %s`, node.Right))
+			return AsValue(fmt.Errorf(`Unable to evaluate right parameter %s: %w`, node.Right, right))
 		}
 		return right
 	case tokens.Or:
@@ -176,7 +176,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		}
 		right = e.Eval(node.Right)
 		if right.IsError() {
-			return AsValue(errors.Wrapf(right, `Unable to evaluate right parameter %s`, node.Right))
+			return AsValue(fmt.Errorf(`Unable to evaluate right parameter %s: %w`, node.Right, right))
 		}
 		return right
 	case tokens.LowerThanOrEqual:
@@ -220,14 +220,14 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	case tokens.In:
 		return AsValue(right.Contains(left))
 	default:
-		return AsValue(errors.Errorf(`Unknown operator "%s"`, node.Operator.Token))
+		return AsValue(fmt.Errorf(`Unknown operator "%s"`, node.Operator.Token))
 	}
 }
 
 func (e *Evaluator) evalUnaryExpression(expr *nodes.UnaryExpression) *Value {
 	result := e.Eval(expr.Term)
 	if result.IsError() {
-		return AsValue(errors.Wrapf(result, `Unable to evaluate term %s`, expr.Term))
+		return AsValue(fmt.Errorf(`Unable to evaluate term %s: %w`, expr.Term, result))
 	}
 	if expr.Negative {
 		if result.IsNumber() {
@@ -240,7 +240,7 @@ func (e *Evaluator) evalUnaryExpression(expr *nodes.UnaryExpression) *Value {
 				return AsValue(errors.New("Operation between a number and a non-(float/integer) is not possible"))
 			}
 		} else {
-			return AsValue(errors.Errorf("Negative sign on a non-number expression %s", expr.Position()))
+			return AsValue(fmt.Errorf("Negative sign on a non-number expression %s", expr.Position()))
 		}
 	}
 	return result
@@ -269,7 +269,7 @@ func (e *Evaluator) evalDict(node *nodes.Dict) *Value {
 	for _, pair := range node.Pairs {
 		p := e.evalPair(pair)
 		if p.IsError() {
-			return AsValue(errors.Wrapf(p, `Unable to evaluate pair "%s"`, pair))
+			return AsValue(fmt.Errorf(`Unable to evaluate pair "%s": %w`, pair, p))
 		}
 		pairs = append(pairs, p.Interface().(*Pair))
 	}
@@ -279,11 +279,11 @@ func (e *Evaluator) evalDict(node *nodes.Dict) *Value {
 func (e *Evaluator) evalPair(node *nodes.Pair) *Value {
 	key := e.Eval(node.Key)
 	if key.IsError() {
-		return AsValue(errors.Wrapf(key, `Unable to evaluate key "%s"`, node.Key))
+		return AsValue(fmt.Errorf(`Unable to evaluate key "%s": %w`, node.Key, key))
 	}
 	value := e.Eval(node.Value)
 	if value.IsError() {
-		return AsValue(errors.Wrapf(value, `Unable to evaluate value "%s"`, node.Value))
+		return AsValue(fmt.Errorf(`Unable to evaluate value "%s": %w`, node.Value, value))
 	}
 	return AsValue(&Pair{key, value})
 }
@@ -291,7 +291,7 @@ func (e *Evaluator) evalPair(node *nodes.Pair) *Value {
 func (e *Evaluator) evalName(node *nodes.Name) *Value {
 	val, ok := e.Environment.Context.Get(node.Name.Val)
 	if !ok && e.Config.StrictUndefined {
-		return AsValue(errors.Errorf(`Unable to evaluate name "%s"`, node.Name.Val))
+		return AsValue(fmt.Errorf(`Unable to evaluate name "%s"`, node.Name.Val))
 	}
 	return ToValue(val)
 }
@@ -299,11 +299,11 @@ func (e *Evaluator) evalName(node *nodes.Name) *Value {
 func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 	value := e.Eval(node.Node)
 	if value.IsError() {
-		return AsValue(errors.Wrapf(value, `unable to evaluate target %s`, node.Node))
+		return AsValue(fmt.Errorf(`unable to evaluate target %s: %w`, node.Node, value))
 	}
 	if node.Arg == nil {
 		if e.Config.StrictUndefined {
-			return AsValue(errors.Wrapf(value, `argument is undefined to access: %s`, node.Node))
+			return AsValue(fmt.Errorf(`argument is undefined to access: %s: %w`, node.Node, value))
 		} else {
 			return AsValue(nil)
 		}
@@ -317,9 +317,9 @@ func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 	case argument != nil && argument.IsInteger():
 		key = argument.Integer()
 	case argument.IsNil() && e.Config.StrictUndefined:
-		return AsValue(errors.Wrapf(value, `argument is undefined to access: %s`, node.Node))
+		return AsValue(fmt.Errorf(`argument is undefined to access: %s: %w`, node.Node, value))
 	default:
-		return AsValue(errors.Wrapf(value, `argument %s does not evaluate to string or integer in: %s`, node.Arg, node.Node))
+		return AsValue(fmt.Errorf(`argument %s does not evaluate to string or integer in: %s: %w`, node.Arg, node.Node, value))
 	}
 
 	item, found := value.GetItem(key)
@@ -328,10 +328,10 @@ func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 	}
 	if !found {
 		if item.IsError() {
-			return AsValue(errors.Wrapf(item, `unable to evaluate %s`, node))
+			return AsValue(fmt.Errorf(`unable to evaluate %s: %w`, node, item))
 		}
 		if e.Config.StrictUndefined {
-			return AsValue(errors.Errorf(`unable to evaluate %s: item '%s' not found`, node, node.Arg))
+			return AsValue(fmt.Errorf(`unable to evaluate %s: item '%s' not found`, node, node.Arg))
 		}
 		return AsValue(nil)
 	}
@@ -341,10 +341,10 @@ func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 func (e *Evaluator) evalGetSlice(node *nodes.GetSlice) *Value {
 	value := e.Eval(node.Node)
 	if value.IsError() {
-		return AsValue(errors.Wrapf(value, `unable to evaluate target %s`, node.Node))
+		return AsValue(fmt.Errorf(`unable to evaluate target %s: %w`, node.Node, value))
 	}
 	if !value.CanSlice() {
-		return AsValue(errors.Wrapf(value, `can not slice %s`, node.Node))
+		return AsValue(fmt.Errorf(`can not slice %s: %w`, node.Node, value))
 	}
 
 	n := value.Len()
@@ -354,10 +354,10 @@ func (e *Evaluator) evalGetSlice(node *nodes.GetSlice) *Value {
 	if node.Step != nil {
 		stepValue := e.Eval(node.Step)
 		if stepValue.IsError() {
-			return AsValue(errors.Wrapf(value, `unable to evaluate slice step %s`, node.Step))
+			return AsValue(fmt.Errorf(`unable to evaluate slice step %s: %w`, node.Step, value))
 		}
 		if !stepValue.IsInteger() {
-			return AsValue(errors.Errorf(`slice step is not an integer: %s`, stepValue))
+			return AsValue(fmt.Errorf(`slice step is not an integer: %s`, stepValue))
 		}
 		step = stepValue.Integer()
 		if step == 0 {
@@ -371,10 +371,10 @@ func (e *Evaluator) evalGetSlice(node *nodes.GetSlice) *Value {
 	if startProvided {
 		startValue := e.Eval(node.Start)
 		if startValue.IsError() {
-			return AsValue(errors.Wrapf(value, `unable to evaluate slice start %s`, node.Start))
+			return AsValue(fmt.Errorf(`unable to evaluate slice start %s: %w`, node.Start, value))
 		}
 		if !startValue.IsInteger() {
-			return AsValue(errors.Errorf(`slice start is not an integer: %s`, startValue))
+			return AsValue(fmt.Errorf(`slice start is not an integer: %s`, startValue))
 		}
 		start = startValue.Integer()
 	}
@@ -385,10 +385,10 @@ func (e *Evaluator) evalGetSlice(node *nodes.GetSlice) *Value {
 	if endProvided {
 		endValue := e.Eval(node.End)
 		if endValue.IsError() {
-			return AsValue(errors.Wrapf(value, `unable to evaluate slice end %s`, node.End))
+			return AsValue(fmt.Errorf(`unable to evaluate slice end %s: %w`, node.End, value))
 		}
 		if !endValue.IsInteger() {
-			return AsValue(errors.Errorf(`slice end is not an integer: %s`, endValue))
+			return AsValue(fmt.Errorf(`slice end is not an integer: %s`, endValue))
 		}
 		end = endValue.Integer()
 	}
@@ -536,7 +536,7 @@ func pythonSliceBounds(length, start, stop, step int, startProvided, stopProvide
 func (e *Evaluator) evalGetAttribute(node *nodes.GetAttribute) *Value {
 	value := e.Eval(node.Node)
 	if value.IsError() {
-		return AsValue(errors.Wrapf(value, `Unable to evaluate target %s`, node.Node))
+		return AsValue(fmt.Errorf(`Unable to evaluate target %s: %w`, node.Node, value))
 	}
 
 	if node.Attribute != "" {
@@ -546,10 +546,10 @@ func (e *Evaluator) evalGetAttribute(node *nodes.GetAttribute) *Value {
 		}
 		if !found {
 			if attr.IsError() {
-				return AsValue(errors.Wrapf(attr, `Unable to evaluate %s`, node))
+				return AsValue(fmt.Errorf(`Unable to evaluate %s: %w`, node, attr))
 			}
 			if e.Config.StrictUndefined {
-				return AsValue(errors.Errorf(`Unable to evaluate %s: attribute '%s' not found`, node, node.Attribute))
+				return AsValue(fmt.Errorf(`Unable to evaluate %s: attribute '%s' not found`, node, node.Attribute))
 			}
 			return AsValue(nil)
 		}
@@ -558,10 +558,10 @@ func (e *Evaluator) evalGetAttribute(node *nodes.GetAttribute) *Value {
 		item, found := value.GetItem(node.Index)
 		if !found {
 			if item.IsError() {
-				return AsValue(errors.Wrapf(item, `Unable to evaluate %s`, node))
+				return AsValue(fmt.Errorf(`Unable to evaluate %s: %w`, node, item))
 			}
 			if e.Config.StrictUndefined {
-				return AsValue(errors.Errorf(`Unable to evaluate %s: item %d not found`, node, node.Index))
+				return AsValue(fmt.Errorf(`Unable to evaluate %s: item %d not found`, node, node.Index))
 			}
 			return AsValue(nil)
 		}
@@ -599,18 +599,13 @@ func (e *Evaluator) evalParams(node *nodes.Call, fn *Value) ([]reflect.Value, er
 	t := fn.Val.Type()
 
 	if len(args) != t.NumIn() && !(len(args) >= t.NumIn()-1 && t.IsVariadic()) {
-		return nil, errors.Errorf(
-			"function input argument count (%d) of '%s' must be equal to the calling argument count (%d)",
-			t.NumIn(),
-			node.String(),
-			len(args),
-		)
+		return nil, fmt.Errorf("function input argument count (%d) of '%s' must be equal to the calling argument count (%d)", t.NumIn(), node.String(), len(args))
 	}
 
 	// Output arguments
 	if t.NumOut() != 1 && t.NumOut() != 2 {
 		msg := "'%s' must have exactly 1 or 2 output arguments, the second argument must be of type error"
-		return nil, errors.Errorf(msg, node.String())
+		return nil, fmt.Errorf(msg, node.String())
 	}
 
 	// Evaluate all parameters
@@ -639,20 +634,9 @@ func (e *Evaluator) evalParams(node *nodes.Call, fn *Value) ([]reflect.Value, er
 		if functionArgument != typeOfValuePtr {
 			// Function's argument is not a *gonja.Value, then we have to check whether input argument is of the same type as the function's argument
 			if !isVariadic && functionArgument != reflect.TypeOf(evaluatedArgument.Interface()) && functionArgument.Kind() != reflect.Interface {
-				return nil, errors.Errorf(
-					"function input argument %d of '%s' must be of type %s or *gonja.Value (not %T)",
-					index,
-					node.String(),
-					functionArgument.String(),
-					evaluatedArgument.Interface(),
-				)
+				return nil, fmt.Errorf("function input argument %d of '%s' must be of type %s or *gonja.Value (not %T)", index, node.String(), functionArgument.String(), evaluatedArgument.Interface())
 			} else if functionArgument != reflect.TypeOf(evaluatedArgument.Interface()) && functionArgument.Kind() != reflect.Interface {
-				return nil, errors.Errorf(
-					"function variadic input argument of '%s' must be of type %s or *gonja.Value (not %T)",
-					node.String(),
-					functionArgument.String(),
-					evaluatedArgument.Interface(),
-				)
+				return nil, fmt.Errorf("function variadic input argument of '%s' must be of type %s or *gonja.Value (not %T)", node.String(), functionArgument.String(), evaluatedArgument.Interface())
 			}
 			parameters = append(parameters, reflect.ValueOf(evaluatedArgument.Interface()))
 		} else {
@@ -663,7 +647,7 @@ func (e *Evaluator) evalParams(node *nodes.Call, fn *Value) ([]reflect.Value, er
 	// Check if any of the values are invalid
 	for _, p := range parameters {
 		if p.Kind() == reflect.Invalid {
-			return nil, errors.Errorf("calling a function using an invalid parameter")
+			return nil, fmt.Errorf("calling a function using an invalid parameter")
 		}
 	}
 

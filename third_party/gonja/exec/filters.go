@@ -3,8 +3,6 @@ package exec
 import (
 	"fmt"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/nodes"
 )
 
@@ -18,7 +16,7 @@ func (e *Evaluator) EvaluateFiltered(expr *nodes.FilteredExpression) *Value {
 	for _, filter := range expr.Filters {
 		value = e.ExecuteFilter(filter, value)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, "unable to evaluate filter %s", filter))
+			return AsValue(fmt.Errorf("unable to evaluate filter %s: %w", filter, value))
 		}
 	}
 
@@ -32,7 +30,7 @@ func (e *Evaluator) ExecuteFilter(fc *nodes.FilterCall, v *Value) *Value {
 	for _, param := range fc.Args {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s", param))
+			return AsValue(fmt.Errorf("unable to evaluate parameter %s: %w", param, value))
 		}
 		params.Args = append(params.Args, value)
 	}
@@ -40,7 +38,7 @@ func (e *Evaluator) ExecuteFilter(fc *nodes.FilterCall, v *Value) *Value {
 	for key, param := range fc.Kwargs {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s=%s", key, param))
+			return AsValue(fmt.Errorf("unable to evaluate parameter %s=%s: %w", key, param, value))
 		}
 		params.KwArgs[key] = value
 	}
@@ -51,7 +49,7 @@ func (e *Evaluator) ExecuteFilter(fc *nodes.FilterCall, v *Value) *Value {
 func (e *Evaluator) ExecuteFilterByName(name string, in *Value, params *VarArgs) *Value {
 	filter, ok := e.Environment.Filters.Get(name)
 	if !e.Environment.Filters.Exists(name) || !ok {
-		return AsValue(errors.Errorf("filter '%s' not found", name))
+		return AsValue(fmt.Errorf("filter '%s' not found", name))
 	}
 	returnedValue := filter(e, in, params)
 	if returnedValue.IsError() {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/pkg/errors"
 )
 
 // Macro is the type macro functions must fulfill
@@ -25,7 +24,7 @@ func (ms MacroSet) Exists(name string) bool {
 // http://golang.org/doc/effective_go.html#init
 func (ms *MacroSet) Register(name string, fn Macro) error {
 	if ms.Exists(name) {
-		return errors.Errorf("filter with name '%s' is already registered", name)
+		return fmt.Errorf("filter with name '%s' is already registered", name)
 	}
 	(*ms)[name] = fn
 	return nil
@@ -35,7 +34,7 @@ func (ms *MacroSet) Register(name string, fn Macro) error {
 // function with caution since it allows you to change existing filter behaviour.
 func (ms *MacroSet) Replace(name string, fn Macro) error {
 	if !ms.Exists(name) {
-		return errors.Errorf("filter with name '%s' does not exist (therefore cannot be overridden)", name)
+		return fmt.Errorf("filter with name '%s' does not exist (therefore cannot be overridden)", name)
 	}
 	(*ms)[name] = fn
 	return nil
@@ -171,7 +170,7 @@ func MacroNodeToFunc(node *nodes.Macro, r *Renderer) (Macro, error) {
 
 		err := sub.ExecuteWrapper(node.Wrapper)
 		if err != nil {
-			return AsValue(errors.Wrapf(err, `Unable to execute macro '%s'`, node.Name))
+			return AsValue(fmt.Errorf(`Unable to execute macro '%s': %w`, node.Name, err))
 		}
 		return AsSafeValue(out.String())
 	}, nil

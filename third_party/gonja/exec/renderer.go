@@ -1,10 +1,9 @@
 package exec
 
 import (
+	"fmt"
 	"io"
 	"strings"
-
-	"github.com/pkg/errors"
 
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/loaders"
@@ -88,7 +87,7 @@ func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
 		if n.Condition != nil {
 			condition := r.Eval(n.Condition)
 			if condition.IsError() {
-				return nil, errors.Wrapf(condition, `Unable to render condition at line %d: %s`, n.Condition.Position().Line, n.Condition)
+				return nil, fmt.Errorf(`Unable to render condition at line %d: %s: %w`, n.Condition.Position().Line, n.Condition, condition)
 			}
 			if !condition.IsNil() && condition.IsTrue() {
 				value = r.Eval(n.Expression)
@@ -99,13 +98,13 @@ func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
 					return nil, nil
 				}
 			} else {
-				return nil, errors.Wrapf(condition, `Unable to evaluation condition as boolean at line %d: %s`, n.Condition.Position().Line, n.Condition)
+				return nil, fmt.Errorf(`Unable to evaluation condition as boolean at line %d: %s: %w`, n.Condition.Position().Line, n.Condition, condition)
 			}
 		} else {
 			value = r.Eval(n.Expression)
 		}
 		if value.IsError() {
-			return nil, errors.Wrapf(value, `Unable to render expression at line %d: %s`, n.Expression.Position().Line, n.Expression)
+			return nil, fmt.Errorf(`Unable to render expression at line %d: %s: %w`, n.Expression.Position().Line, n.Expression, value)
 		}
 		var err error
 		if r.Config.AutoEscape && value.IsString() && !value.Safe {
@@ -118,7 +117,7 @@ func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
 		controlStructure, ok := n.ControlStructure.(ControlStructure)
 		if ok {
 			if err := controlStructure.Execute(r, n); err != nil {
-				return nil, errors.Wrapf(err, `Unable to execute controlStructure at line %d: %s`, n.ControlStructure.Position().Line, n.ControlStructure)
+				return nil, fmt.Errorf(`Unable to execute controlStructure at line %d: %s: %w`, n.ControlStructure.Position().Line, n.ControlStructure, err)
 			}
 		}
 		return nil, nil

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -72,7 +70,7 @@ func (t *Template) Execute(wr io.Writer, data *Context) error {
 
 	err := renderer.Execute()
 	if err != nil {
-		return errors.Wrap(err, "unable to execute template")
+		return fmt.Errorf("unable to execute template: %w", err)
 	}
 
 	return nil

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/nodes"
 )
 
@@ -31,7 +29,7 @@ func (e *Evaluator) ExecuteTest(tc *nodes.TestCall, v *Value) *Value {
 	for _, param := range tc.Args {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, `Unable to evaluate parameter %s`, param))
+			return AsValue(fmt.Errorf(`Unable to evaluate parameter %s: %w`, param, value))
 		}
 		params.Args = append(params.Args, value)
 	}
@@ -39,7 +37,7 @@ func (e *Evaluator) ExecuteTest(tc *nodes.TestCall, v *Value) *Value {
 	for key, param := range tc.Kwargs {
 		value := e.Eval(param)
 		if value.IsError() {
-			return AsValue(errors.Wrapf(value, `Unable to evaluate parameter %s`, param))
+			return AsValue(fmt.Errorf(`Unable to evaluate parameter %s: %w`, param, value))
 		}
 		params.KwArgs[key] = value
 	}
@@ -50,7 +48,7 @@ func (e *Evaluator) ExecuteTest(tc *nodes.TestCall, v *Value) *Value {
 func (e *Evaluator) ExecuteTestByName(name string, in *Value, params *VarArgs) *Value {
 	test, ok := e.Environment.Tests.Get(name)
 	if !e.Environment.Tests.Exists(name) || !ok {
-		return AsValue(errors.Errorf("test '%s' not found", name))
+		return AsValue(fmt.Errorf("test '%s' not found", name))
 	}
 
 	if err := e.Environment.Tests.validate(name, test); err != nil {

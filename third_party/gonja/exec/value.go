@@ -2,6 +2,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/nikolalohinski/gonja/v2/logging"
 	u "github.com/nikolalohinski/gonja/v2/utils"
-	"github.com/pkg/errors"
-	log "github.com/sirupsen/logrus"
 )
 
 const jinjaTag = "jinja"
@@ -305,7 +304,7 @@ func (v *Value) String() string {
 	}
 
 	if logging.Enabled() {
-		log.Errorf("Value.String() not implemented for type: %s\n", resolved.Kind().String())
+		logging.Errorf("Value.String() not implemented for type: %s\n", resolved.Kind().String())
 	}
 	return resolved.String()
 }
@@ -415,7 +414,7 @@ func (v *Value) Integer() int {
 			}
 		}
 		if logging.Enabled() {
-			log.Errorf("Value.Integer() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Integer() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return 0
 	}
@@ -450,7 +449,7 @@ func (v *Value) Float() float64 {
 			}
 		}
 		if logging.Enabled() {
-			log.Errorf("Value.Float() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Float() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return 0.0
 	}
@@ -465,7 +464,7 @@ func (v *Value) Bool() bool {
 		return v.getResolvedValue().Bool()
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Bool() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Bool() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return false
 	}
@@ -501,7 +500,7 @@ func (v *Value) IsTrue() bool {
 		return true // struct instance is always true
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.IsTrue() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.IsTrue() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return false
 	}
@@ -538,7 +537,7 @@ func (v *Value) Negate() *Value {
 		return AsValue(false)
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Negate() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Negate() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return AsValue(true)
 	}
@@ -562,7 +561,7 @@ func (v *Value) Len() int {
 		fallthrough
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Len() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Len() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return 0
 	}
@@ -582,7 +581,7 @@ func (v *Value) Slice(i, j int) *Value {
 		return AsValue(string(runes[i:j]))
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Slice() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Slice() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return AsValue([]int{})
 	}
@@ -606,7 +605,7 @@ func (v *Value) Index(i int) *Value {
 		return AsValue("")
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Slice() not available for type: %s\n", v.getResolvedValue().Kind().String())
+			logging.Errorf("Value.Slice() not available for type: %s\n", v.getResolvedValue().Kind().String())
 		}
 		return AsValue([]int{})
 	}
@@ -637,7 +636,7 @@ func (v *Value) Contains(other *Value) bool {
 			mapValue = resolved.MapIndex(other.getResolvedValue())
 		default:
 			if logging.Enabled() {
-				log.Errorf("Value.Contains() does not support lookup type '%s'\n", other.getResolvedValue().Kind().String())
+				logging.Errorf("Value.Contains() does not support lookup type '%s'\n", other.getResolvedValue().Kind().String())
 			}
 			return false
 		}
@@ -660,7 +659,7 @@ func (v *Value) Contains(other *Value) bool {
 
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Contains() not available for type: %s\n", resolved.Kind().String())
+			logging.Errorf("Value.Contains() not available for type: %s\n", resolved.Kind().String())
 		}
 		return false
 	}
@@ -822,7 +821,7 @@ func (v *Value) IterateOrder(fn func(idx, count int, key, value *Value) bool, em
 	case reflect.Struct:
 		if resolved.Type() != TypeDict {
 			if logging.Enabled() {
-				log.Errorf("Value.Iterate() not available for type: %s\n", resolved.Kind().String())
+				logging.Errorf("Value.Iterate() not available for type: %s\n", resolved.Kind().String())
 			}
 		}
 		dict := resolved.Interface().(Dict)
@@ -855,7 +854,7 @@ func (v *Value) IterateOrder(fn func(idx, count int, key, value *Value) bool, em
 
 	default:
 		if logging.Enabled() {
-			log.Errorf("Value.Iterate() not available for type: %s\n", resolved.Kind().String())
+			logging.Errorf("Value.Iterate() not available for type: %s\n", resolved.Kind().String())
 		}
 	}
 	empty()
@@ -1133,7 +1132,7 @@ func (v *Value) GetItem(key any) (*Value, bool) {
 				}
 			}
 		default:
-			return AsValue(errors.Errorf("Can't access an index on type %s (variable %s)", val.Kind().String(), v)), false
+			return AsValue(fmt.Errorf("Can't access an index on type %s (variable %s)", val.Kind().String(), v)), false
 		}
 	default:
 		return AsValue(nil), false
@@ -1159,25 +1158,25 @@ func (v *Value) Set(key *Value, value any) error {
 		val = val.Elem()
 		if !val.IsValid() {
 			// Value is not valid (anymore)
-			return errors.Errorf(`Invalid value "%s"`, val)
+			return fmt.Errorf(`Invalid value "%s"`, val)
 		}
 	}
 
 	switch val.Kind() {
 	case reflect.Struct:
 		if !key.IsString() {
-			return errors.Errorf(`Can't write non-string field "%s" to struct: %s`, key.String(), value)
+			return fmt.Errorf(`Can't write non-string field "%s" to struct: %s`, key.String(), value)
 		}
 		field := val.FieldByName(key.String())
 		if field.IsValid() && field.CanSet() {
 			field.Set(reflect.ValueOf(value))
 		} else {
-			return errors.Errorf(`Can't write field "%s"`, key.String())
+			return fmt.Errorf(`Can't write field "%s"`, key.String())
 		}
 	case reflect.Map:
 		val.SetMapIndex(key.Val, reflect.ValueOf(value))
 	default:
-		return errors.Errorf(`Unknown type "%s", can't set value on "%s"`, val.Kind(), key.String())
+		return fmt.Errorf(`Unknown type "%s", can't set value on "%s"`, val.Kind(), key.String())
 	}
 
 	return nil

@@ -1,13 +1,13 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	humanize "github.com/dustin/go-humanize"
-	"github.com/pkg/errors"
 )
 
 // VarArgs represents pythonic variadic args/kwargs
@@ -57,9 +57,9 @@ func (va *VarArgs) Expect(arguments int, keywordArguments []*KwArg) *ReducedVarA
 	if len(va.Args) < arguments {
 		// Priority on missing arguments
 		if arguments > 1 {
-			result.error = errors.Errorf(`expected %d arguments, got %d`, arguments, len(va.Args))
+			result.error = fmt.Errorf(`expected %d arguments, got %d`, arguments, len(va.Args))
 		} else {
-			result.error = errors.Errorf(`expected an argument, got %d`, len(va.Args))
+			result.error = fmt.Errorf(`expected an argument, got %d`, len(va.Args))
 		}
 		return result
 	} else if len(va.Args) > arguments {
@@ -83,7 +83,7 @@ Loop:
 					copiedVariableArguments.KwArgs[key] = value
 					continue Loop
 				} else {
-					result.error = errors.Errorf(`keyword '%s' has been submitted twice`, key)
+					result.error = fmt.Errorf(`keyword '%s' has been submitted twice`, key)
 					break Loop
 				}
 			}
@@ -100,18 +100,15 @@ Loop:
 	switch {
 	case len(unexpectedArgs) == 0 && len(unexpectedKwArgs) == 0:
 	case len(unexpectedArgs) == 1 && len(unexpectedKwArgs) == 0:
-		result.error = errors.Errorf(`unexpected argument '%s'`, unexpectedArgs[0])
+		result.error = fmt.Errorf(`unexpected argument '%s'`, unexpectedArgs[0])
 	case len(unexpectedArgs) > 1 && len(unexpectedKwArgs) == 0:
-		result.error = errors.Errorf(`unexpected arguments '%s'`, strings.Join(unexpectedArgs, ", "))
+		result.error = fmt.Errorf(`unexpected arguments '%s'`, strings.Join(unexpectedArgs, ", "))
 	case len(unexpectedArgs) == 0 && len(unexpectedKwArgs) == 1:
-		result.error = errors.Errorf(`unexpected keyword argument '%s'`, unexpectedKwArgs[0])
+		result.error = fmt.Errorf(`unexpected keyword argument '%s'`, unexpectedKwArgs[0])
 	case len(unexpectedArgs) == 0 && len(unexpectedKwArgs) > 0:
-		result.error = errors.Errorf(`unexpected keyword arguments '%s'`, strings.Join(unexpectedKwArgs, ", "))
+		result.error = fmt.Errorf(`unexpected keyword arguments '%s'`, strings.Join(unexpectedKwArgs, ", "))
 	default:
-		result.error = errors.Errorf(`unexpected arguments '%s, %s'`,
-			strings.Join(unexpectedArgs, ", "),
-			strings.Join(unexpectedKwArgs, ", "),
-		)
+		result.error = fmt.Errorf(`unexpected arguments '%s, %s'`, strings.Join(unexpectedArgs, ", "), strings.Join(unexpectedKwArgs, ", "))
 	}
 
 	if result.error != nil {
@@ -344,7 +341,7 @@ func (va *VarArgs) Take(arguments ...*argument) error {
 		}
 		for _, transmute := range argument.transmuters {
 			if err := transmute(value); err != nil {
-				return errors.Errorf("failed to validate argument '%s': %s", argument.name, err.Error())
+				return fmt.Errorf("failed to validate argument '%s': %s", argument.name, err.Error())
 			}
 		}
 	}

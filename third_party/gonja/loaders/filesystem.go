@@ -2,12 +2,11 @@ package loaders
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log"
 	"os"
 	"path/filepath"
-
-	"github.com/pkg/errors"
 )
 
 // fileSystemLoader represents a local filesystem loader with basic
@@ -50,7 +49,7 @@ func NewFileSystemLoader(root string) (Loader, error) {
 			return nil, err
 		}
 		if !fi.IsDir() {
-			return nil, errors.Errorf("The given root '%s' is not a directory.", root)
+			return nil, fmt.Errorf("The given root '%s' is not a directory.", root)
 		}
 
 		loader.root = root
@@ -64,7 +63,7 @@ func (f *fileSystemLoader) Inherit(from string) (Loader, error) {
 	}
 	resolvedFrom, err := f.Resolve(from)
 	if err != nil {
-		return nil, errors.Errorf("failed to resolve '%s': %s", from, err)
+		return nil, fmt.Errorf("failed to resolve '%s': %s", from, err)
 	}
 	return NewFileSystemLoader(filepath.Dir(resolvedFrom))
 }

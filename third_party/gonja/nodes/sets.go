@@ -1,7 +1,7 @@
 package nodes
 
 import (
-	"github.com/pkg/errors"
+	"fmt"
 )
 
 type BlockSet map[string]*Wrapper
@@ -21,7 +21,7 @@ func (bs BlockSet) Exists(name string) bool {
 // writing filters and tags.
 func (bs *BlockSet) Register(name string, w *Wrapper) error {
 	if bs.Exists(name) {
-		return errors.Errorf("Block with name '%s' is already registered", name)
+		return fmt.Errorf("Block with name '%s' is already registered", name)
 	}
 	(*bs)[name] = w
 	return nil
@@ -31,7 +31,7 @@ func (bs *BlockSet) Register(name string, w *Wrapper) error {
 // function with caution since it allobs you to change existing filter behaviour.
 func (bs *BlockSet) Replace(name string, w *Wrapper) error {
 	if !bs.Exists(name) {
-		return errors.Errorf("Block with name '%s' does not exist (therefore cannot be overridden)", name)
+		return fmt.Errorf("Block with name '%s' does not exist (therefore cannot be overridden)", name)
 	}
 	(*bs)[name] = w
 	return nil

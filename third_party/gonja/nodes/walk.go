@@ -1,7 +1,7 @@
 package nodes
 
 import (
-	"github.com/pkg/errors"
+	"fmt"
 )
 
 type Visitor interface {
@@ -35,7 +35,7 @@ func Walk(v Visitor, node Node) error {
 	// case *Output:
 	// 	return visitor.Output(t)
 	default:
-		return errors.Errorf("Unkown type %T", n)
+		return fmt.Errorf("Unkown type %T", n)
 	}
 	return nil
 }

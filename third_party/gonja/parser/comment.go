@@ -6,14 +6,13 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	log "github.com/sirupsen/logrus"
 )
 
 func (p *Parser) ParseComment() (*nodes.Comment, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseComment")
+		}, "ParseComment")
 	}
 
 	tok := p.Match(tokens.CommentBegin)
@@ -44,9 +43,9 @@ func (p *Parser) ParseComment() (*nodes.Comment, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"node": comment,
-		}).Trace("ParseComment return")
+		}, "ParseComment return")
 	}
 	return comment, nil
 }

@@ -3,10 +3,6 @@ package parser
 import (
 	"fmt"
 
-	log "github.com/sirupsen/logrus"
-
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
@@ -16,14 +12,14 @@ type ControlStructureParser func(parser *Parser, args *Parser) (nodes.ControlStr
 
 func (p *Parser) ParseControlStructureBlock() (*nodes.ControlStructureBlock, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseControlStructureBlock")
+		}, "ParseControlStructureBlock")
 	}
 
 	begin := p.Match(tokens.BlockBegin)
 	if begin == nil {
-		return nil, errors.Errorf(`Expected "%s" got "%s"`, p.Config.BlockStartString, p.Current())
+		return nil, fmt.Errorf(`Expected "%s" got "%s"`, p.Config.BlockStartString, p.Current())
 	}
 
 	name := p.Match(tokens.Name)
@@ -37,17 +33,17 @@ func (p *Parser) ParseControlStructureBlock() (*nodes.ControlStructureBlock, err
 	}
 
 	if logging.Enabled() {
-		log.Trace("args")
+		logging.Trace(nil, "args")
 	}
 	var args []*tokens.Token
 	for p.Current(tokens.BlockEnd) == nil && !p.Stream().End() {
 		if logging.Enabled() {
-			log.Trace("for args")
+			logging.Trace(nil, "for args")
 		}
 		args = append(args, p.Next())
 	}
 	if logging.Enabled() {
-		log.Trace("loop ended")
+		logging.Trace(nil, "loop ended")
 	}
 
 	end := p.Match(tokens.BlockEnd)
@@ -59,28 +55,28 @@ func (p *Parser) ParseControlStructureBlock() (*nodes.ControlStructureBlock, err
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"args": args,
-		}).Trace("Matched end block")
+		}, "Matched end block")
 	}
 
 	stream := tokens.NewStream(args)
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"stream": stream,
-		}).Trace("Got stream")
+		}, "Got stream")
 	}
 	argParser := NewParser(p.identifier, stream, p.Config, p.Loader, p.controlStructures)
 	if logging.Enabled() {
-		log.Trace("argparser")
+		logging.Trace(nil, "argparser")
 	}
 
 	controlStructure, err := controlStructureParser(p, argParser)
 	if err != nil {
-		return nil, errors.Wrapf(err, `Unable to parse controlStructure "%s"`, name.Val)
+		return nil, fmt.Errorf(`Unable to parse controlStructure "%s": %w`, name.Val, err)
 	}
 	if logging.Enabled() {
-		log.Trace("got controlStructure and return")
+		logging.Trace(nil, "got controlStructure and return")
 	}
 	return &nodes.ControlStructureBlock{
 		Location:         begin,

@@ -6,16 +6,15 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	log "github.com/sirupsen/logrus"
 )
 
 // ParseFilterExpression parses an optionnal filter chain for a node
 func (p *Parser) ParseFilterExpression(expr nodes.Expression) (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current":    p.Current(),
 			"expression": expr,
-		}).Trace("ParseFilterExpression")
+		}, "ParseFilterExpression")
 	}
 
 	if p.Current(tokens.Pipe) != nil {
@@ -36,9 +35,9 @@ func (p *Parser) ParseFilterExpression(expr nodes.Expression) (nodes.Expression,
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("ParseFilterExpression return")
+		}, "ParseFilterExpression return")
 	}
 	return expr, nil
 }
@@ -47,9 +46,9 @@ func (p *Parser) ParseFilterExpression(expr nodes.Expression) (nodes.Expression,
 // Nested expression should call this method
 func (p *Parser) ParseExpression() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseExpression")
+		}, "ParseExpression")
 	}
 	var expr nodes.Expression
 
@@ -64,9 +63,9 @@ func (p *Parser) ParseExpression() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("ParseExpression return")
+		}, "ParseExpression return")
 	}
 	return expr, nil
 }
@@ -100,9 +99,9 @@ func (p *Parser) ParseCondition() (nodes.Expression, nodes.Expression, error) {
 
 func (p *Parser) ParseExpressionNode() (nodes.Node, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseExpressionNode")
+		}, "ParseExpressionNode")
 	}
 
 	tok := p.Match(tokens.VariableBegin)
@@ -143,9 +142,9 @@ func (p *Parser) ParseExpressionNode() (nodes.Node, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"node": node,
-		}).Trace("parseExpressionNode return")
+		}, "parseExpressionNode return")
 	}
 	return node, nil
 }

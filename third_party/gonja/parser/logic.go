@@ -4,7 +4,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	log "github.com/sirupsen/logrus"
 )
 
 var compareOps = []tokens.Type{
@@ -22,18 +21,18 @@ func BinOp(token *tokens.Token) *nodes.BinOperator {
 
 func (p *Parser) ParseLogicalExpression() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseLogicalExpression")
+		}, "ParseLogicalExpression")
 	}
 	return p.parseOr()
 }
 
 func (p *Parser) parseOr() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseOr")
+		}, "parseOr")
 	}
 
 	var expr nodes.Expression
@@ -57,18 +56,18 @@ func (p *Parser) parseOr() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseOr return")
+		}, "parseOr return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) parseAnd() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseAnd")
+		}, "parseAnd")
 	}
 
 	var expr nodes.Expression
@@ -94,18 +93,18 @@ func (p *Parser) parseAnd() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseAnd return")
+		}, "parseAnd return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) parseNot() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseNot")
+		}, "parseNot")
 	}
 
 	op := p.Match(tokens.Not)
@@ -122,18 +121,18 @@ func (p *Parser) parseNot() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseNot return")
+		}, "parseNot return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) parseCompare() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseCompare")
+		}, "parseCompare")
 	}
 
 	var expr nodes.Expression
@@ -166,9 +165,9 @@ func (p *Parser) parseCompare() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseCompare return")
+		}, "parseCompare return")
 	}
 	return expr, nil
 }

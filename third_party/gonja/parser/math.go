@@ -6,14 +6,13 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	log "github.com/sirupsen/logrus"
 )
 
 func (p *Parser) ParseMath() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseMath")
+		}, "ParseMath")
 	}
 
 	expr, err := p.parseConcat()
@@ -35,18 +34,18 @@ func (p *Parser) ParseMath() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("ParseMath return")
+		}, "ParseMath return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) parseConcat() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseConcat")
+		}, "parseConcat")
 	}
 
 	expr, err := p.ParseMathPrioritary()
@@ -68,18 +67,18 @@ func (p *Parser) parseConcat() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseConcat return")
+		}, "parseConcat return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) ParseMathPrioritary() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseMathPrioritary")
+		}, "ParseMathPrioritary")
 	}
 
 	expr, err := p.ParsePower()
@@ -101,18 +100,18 @@ func (p *Parser) ParseMathPrioritary() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("ParseMathPrioritary return")
+		}, "ParseMathPrioritary return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) parseUnary() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseUnary")
+		}, "parseUnary")
 	}
 
 	sign := p.Match(tokens.Addition, tokens.Subtraction)
@@ -136,18 +135,18 @@ func (p *Parser) parseUnary() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseUnary return")
+		}, "parseUnary return")
 	}
 	return expr, nil
 }
 
 func (p *Parser) ParsePower() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParsePower")
+		}, "ParsePower")
 	}
 
 	if p.Current(tokens.In) != nil {
@@ -173,10 +172,10 @@ func (p *Parser) ParsePower() (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"type": fmt.Sprintf("%T", expr),
 			"expr": expr,
-		}).Trace("ParsePower return")
+		}, "ParsePower return")
 	}
 	return expr, nil
 }

@@ -1,8 +1,6 @@
 package parser
 
 import (
-	log "github.com/sirupsen/logrus"
-
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
@@ -10,9 +8,9 @@ import (
 
 func (p *Parser) ParseTest(expr nodes.Expression) (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseTest")
+		}, "parseTest")
 	}
 
 	expr, err := p.ParseFilterExpression(expr)
@@ -60,9 +58,9 @@ func (p *Parser) ParseTest(expr nodes.Expression) (nodes.Expression, error) {
 	}
 
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"expr": expr,
-		}).Trace("parseTest return")
+		}, "parseTest return")
 	}
 	return expr, nil
 }

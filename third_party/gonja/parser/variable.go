@@ -9,7 +9,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	log "github.com/sirupsen/logrus"
 )
 
 func normalizeNumericLiteral(val string) string {
@@ -30,9 +29,9 @@ func parseFloatLiteral(val string) (float64, error) {
 
 func (p *Parser) parseNumber() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseNumber")
+		}, "parseNumber")
 	}
 	t := p.Match(tokens.Integer, tokens.Float)
 	if t == nil {
@@ -64,9 +63,9 @@ func (p *Parser) parseNumber() (nodes.Expression, error) {
 
 func (p *Parser) parseString() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseString")
+		}, "parseString")
 	}
 	t := p.Match(tokens.String)
 	if t == nil {
@@ -100,9 +99,9 @@ func (p *Parser) parseCollectionOrExpression() (nodes.Expression, error) {
 
 func (p *Parser) parseList() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseList")
+		}, "parseList")
 	}
 	t := p.Match(tokens.LeftBracket)
 	if t == nil {
@@ -144,9 +143,9 @@ func (p *Parser) parseList() (nodes.Expression, error) {
 
 func (p *Parser) parseTupleOrExpression() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseTuple")
+		}, "parseTuple")
 	}
 	t := p.Match(tokens.LeftParenthesis)
 	if t == nil {
@@ -195,9 +194,9 @@ func (p *Parser) parseTupleOrExpression() (nodes.Expression, error) {
 
 func (p *Parser) parsePair() (*nodes.Pair, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parsePair")
+		}, "parsePair")
 	}
 	key, err := p.ParseExpression()
 	if err != nil {
@@ -219,9 +218,9 @@ func (p *Parser) parsePair() (*nodes.Pair, error) {
 
 func (p *Parser) parseDict() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("parseDict")
+		}, "parseDict")
 	}
 	t := p.Match(tokens.LeftBrace)
 	if t == nil {
@@ -258,9 +257,9 @@ func (p *Parser) parseDict() (nodes.Expression, error) {
 
 func (p *Parser) ParseVariable() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseVariable")
+		}, "ParseVariable")
 	}
 
 	t := p.Match(tokens.Name)
@@ -372,9 +371,9 @@ func (p *Parser) ParseGetter(accessor *tokens.Token, from nodes.Expression) (nod
 // ParseVariableOrLiteral parses IDENT | IDENT.(IDENT|NUMBER)...
 func (p *Parser) ParseVariableOrLiteral() (nodes.Expression, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"current": p.Current(),
-		}).Trace("ParseVariableOrLiteral")
+		}, "ParseVariableOrLiteral")
 	}
 	t := p.Current()
 

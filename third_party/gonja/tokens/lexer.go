@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/config"
-	log "github.com/sirupsen/logrus"
 
 	"github.com/nikolalohinski/gonja/v2/logging"
 )
@@ -636,11 +635,11 @@ func (l *Lexer) lexComment() lexFn {
 
 func (l *Lexer) lexVariable() lexFn {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"pos":       l.Pos,
 			"input":     l.Input,
 			"remaining": l.remaining(),
-		}).Trace("Lexer.lexVariable")
+		}, "Lexer.lexVariable")
 	}
 	l.Pos += len(l.Config.VariableStartString)
 	l.accept("-")
@@ -731,11 +730,11 @@ func (l *Lexer) lexBlockEnd() lexFn {
 
 func (l *Lexer) lexExpression() lexFn {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"pos":       l.Pos,
 			"input":     l.Input,
 			"remaining": l.remaining(),
-		}).Trace("lexExpression")
+		}, "lexExpression")
 	}
 	for {
 		if len(l.delimiters) == 0 && l.lineStatement {
@@ -759,7 +758,7 @@ func (l *Lexer) lexExpression() lexFn {
 
 		r := l.next()
 		if logging.Enabled() {
-			log.WithFields(log.Fields{"rune": r}).Trace("lexExpression")
+			logging.Trace(logging.Fields{"rune": r}, "lexExpression")
 		}
 		switch {
 		case isEOF(r):

@@ -1,10 +1,9 @@
 package controlStructures
 
 import (
+	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/pkg/errors"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -30,7 +29,7 @@ func (bcs *BlockControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlSt
 	block, blocks := blocks[0], blocks[1:]
 
 	if block == nil {
-		return errors.Errorf(`Unable to find block "%s"`, bcs.name)
+		return fmt.Errorf(`Unable to find block "%s"`, bcs.name)
 	}
 
 	sub := r.Inherit()
@@ -99,8 +98,7 @@ func blockParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure,
 		endName := endargs.Match(tokens.Name)
 		if endName != nil {
 			if name.Val != endName.Val {
-				return nil, errors.Errorf(`Name for 'endblock' must equal to 'block'-tag's name ('%s' != '%s').`,
-					name.Val, endName.Val)
+				return nil, fmt.Errorf(`Name for 'endblock' must equal to 'block'-tag's name ('%s' != '%s').`, name.Val, endName.Val)
 			}
 		}
 

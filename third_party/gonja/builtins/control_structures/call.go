@@ -8,7 +8,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	"github.com/pkg/errors"
 )
 
 // CallControlStructure implements Jinja2's
@@ -50,7 +49,7 @@ func (c *CallControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStruc
 	// macro's rendered output, which we write to the renderer.
 	result := r.Eval(c.Call)
 	if result.IsError() {
-		return errors.Wrapf(result, "Unable to execute {%% call %%}")
+		return fmt.Errorf("Unable to execute {%% call %%}: %w", result)
 	}
 
 	// Ensure stash is cleared even if the macro didn't consume it.

@@ -8,8 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
@@ -46,8 +44,7 @@ func (fcs *FilterControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlS
 	for _, call := range fcs.filterChain {
 		value = r.Evaluator().ExecuteFilter(call, value)
 		if value.IsError() {
-			return errors.Wrapf(value, `Unable to apply filter %s (Line: %d Col: %d, near %s`,
-				call.Name, call.Token.Line, call.Token.Col, call.Token.Val)
+			return fmt.Errorf(`Unable to apply filter %s (Line: %d Col: %d, near %s: %w`, call.Name, call.Token.Line, call.Token.Col, call.Token.Val, value)
 		}
 	}
 

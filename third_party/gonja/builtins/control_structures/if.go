@@ -3,8 +3,6 @@ package controlStructures
 import (
 	"fmt"
 
-	log "github.com/sirupsen/logrus"
-
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -46,10 +44,10 @@ func (ics *IfControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStruc
 
 func ifParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
 	if logging.Enabled() {
-		log.WithFields(log.Fields{
+		logging.Trace(logging.Fields{
 			"arg":     args.Current(),
 			"current": p.Current(),
-		}).Trace("ParseIf")
+		}, "ParseIf")
 	}
 	ifNode := &IfControlStructure{
 		location: args.Current(),

@@ -3,8 +3,6 @@ package controlStructures
 import (
 	"fmt"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
@@ -31,12 +29,12 @@ func (ics *ImportControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlS
 
 	filenameValue := r.Eval(ics.filenameExpression)
 	if filenameValue.IsError() {
-		return errors.Wrap(filenameValue, `Unable to evaluate filename`)
+		return fmt.Errorf(`Unable to evaluate filename: %w`, filenameValue)
 	}
 
 	filename, err := r.Loader.Resolve(filenameValue.String())
 	if err != nil {
-		return errors.Errorf("failed to resolve filename: %s", err)
+		return fmt.Errorf("failed to resolve filename: %s", err)
 	}
 
 	loader, err := r.Loader.Inherit(filename)
@@ -53,7 +51,7 @@ func (ics *ImportControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlS
 	for name, macro := range template.Macros() {
 		fn, err := exec.MacroNodeToFunc(macro, r)
 		if err != nil {
-			return errors.Wrapf(err, `Unable to import macro '%s'`, name)
+			return fmt.Errorf(`Unable to import macro '%s': %w`, name, err)
 		}
 		macros[name] = fn
 	}
@@ -84,12 +82,12 @@ func (fcs *FromImportControlStructure) Execute(r *exec.Renderer, tag *nodes.Cont
 
 	filenameValue := r.Eval(fcs.FilenameExpression)
 	if filenameValue.IsError() {
-		return errors.Wrap(filenameValue, `Unable to evaluate filename`)
+		return fmt.Errorf(`Unable to evaluate filename: %w`, filenameValue)
 	}
 
 	filename, err := r.Loader.Resolve(filenameValue.String())
 	if err != nil {
-		return errors.Errorf("failed to resolve filename: %s", err)
+		return fmt.Errorf("failed to resolve filename: %s", err)
 	}
 
 	loader, err := r.Loader.Inherit(filename)
@@ -107,7 +105,7 @@ func (fcs *FromImportControlStructure) Execute(r *exec.Renderer, tag *nodes.Cont
 		node := imported[name]
 		fn, err := exec.MacroNodeToFunc(node, r)
 		if err != nil {
-			return errors.Wrapf(err, `Unable to import macro '%s'`, name)
+			return fmt.Errorf(`Unable to import macro '%s': %w`, name, err)
 		}
 		r.Environment.Context.Set(alias, fn)
 	}

@@ -3,8 +3,6 @@ package controlStructures
 import (
 	"fmt"
 
-	"github.com/pkg/errors"
-
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
@@ -35,7 +33,7 @@ func (ics *IncludeControlStructure) Execute(r *exec.Renderer, tag *nodes.Control
 
 	filenameValue := r.Eval(ics.filenameExpression)
 	if filenameValue.IsError() {
-		return errors.Wrap(filenameValue, `Unable to evaluate filename`)
+		return fmt.Errorf(`Unable to evaluate filename: %w`, filenameValue)
 	}
 
 	filename, err := r.Loader.Resolve(filenameValue.String())
@@ -43,7 +41,7 @@ func (ics *IncludeControlStructure) Execute(r *exec.Renderer, tag *nodes.Control
 		if ics.ignoreMissing {
 			return nil
 		} else {
-			return errors.Errorf("failed to resolve filename: %s", err)
+			return fmt.Errorf("failed to resolve filename: %s", err)
 		}
 	}
 
@@ -52,7 +50,7 @@ func (ics *IncludeControlStructure) Execute(r *exec.Renderer, tag *nodes.Control
 		if ics.ignoreMissing {
 			return nil
 		} else {
-			return errors.Errorf("failed to inherit loader: %s", err)
+			return fmt.Errorf("failed to inherit loader: %s", err)
 		}
 	}
 

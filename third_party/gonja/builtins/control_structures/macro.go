@@ -7,7 +7,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	"github.com/pkg/errors"
 )
 
 type MacroControlStructure struct {
@@ -22,7 +21,7 @@ func (mcs *MacroControlStructure) String() string {
 func (mcs *MacroControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
 	macro, err := exec.MacroNodeToFunc(mcs.Macro, r)
 	if err != nil {
-		return errors.Wrapf(err, `Unable to parse macro '%s'`, mcs.Name)
+		return fmt.Errorf(`Unable to parse macro '%s': %w`, mcs.Name, err)
 	}
 	r.Environment.Context.Set(mcs.Name, macro)
 	return nil

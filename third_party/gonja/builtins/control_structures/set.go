@@ -8,7 +8,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-	"github.com/pkg/errors"
 )
 
 type SetControlStructure struct {
@@ -63,7 +62,7 @@ func (scs *SetControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStru
 	}
 
 	if value == nil {
-		return errors.Errorf(`Invalid value in 'set' tag: %s`, scs.expression)
+		return fmt.Errorf(`Invalid value in 'set' tag: %s`, scs.expression)
 	}
 	if value.IsError() {
 		return value
@@ -75,25 +74,25 @@ func (scs *SetControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStru
 	case *nodes.GetAttribute:
 		target := r.Eval(n.Node)
 		if target.IsError() {
-			return errors.Wrapf(target, `Unable to evaluate target %s`, n)
+			return fmt.Errorf(`Unable to evaluate target %s: %w`, n, target)
 		}
 		if err := target.Set(exec.AsValue(n.Attribute), value.Interface()); err != nil {
-			return errors.Wrapf(err, `Unable to set value on "%s"`, n.Attribute)
+			return fmt.Errorf(`Unable to set value on "%s": %w`, n.Attribute, err)
 		}
 	case *nodes.GetItem:
 		target := r.Eval(n.Node)
 		if target.IsError() {
-			return errors.Wrapf(target, `Unable to evaluate target %s`, n)
+			return fmt.Errorf(`Unable to evaluate target %s: %w`, n, target)
 		}
 		arg := r.Eval(n.Arg)
 		if arg.IsError() {
-			return errors.Wrapf(target, `Unable to evaluate argument %s`, n.Arg)
+			return fmt.Errorf(`Unable to evaluate argument %s: %w`, n.Arg, target)
 		}
 		if err := target.Set(arg, value.Interface()); err != nil {
-			return errors.Wrapf(err, `Unable to set value on "%s"`, n.Arg)
+			return fmt.Errorf(`Unable to set value on "%s": %w`, n.Arg, err)
 		}
 	default:
-		return errors.Errorf(`Illegal set target node %s`, n)
+		return fmt.Errorf(`Illegal set target node %s`, n)
 	}
 
 	return nil
@@ -107,13 +106,13 @@ func setParser(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, e
 	// Parse target (variable name / attr / item).
 	ident, err := args.ParseVariableOrLiteral()
 	if err != nil {
-		return nil, errors.Wrap(err, `unable to parse identifier`)
+		return nil, fmt.Errorf(`unable to parse identifier: %w`, err)
 	}
 	switch n := ident.(type) {
 	case *nodes.Name, *nodes.Call, *nodes.GetItem, *nodes.GetAttribute:
 		cs.target = n
 	default:
-		return nil, errors.Errorf(`unexpected set target %s`, n)
+		return nil, fmt.Errorf(`unexpected set target %s`, n)
 	}
 
 	if args.Match(tokens.Assign) == nil {

@@ -1,9 +1,8 @@
 package controlStructures
 
 import (
+	"errors"
 	"fmt"
-
-	"github.com/pkg/errors"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -31,7 +30,7 @@ func (wcs *WithControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStr
 	for key, value := range wcs.pairs {
 		val := r.Eval(value)
 		if val.IsError() {
-			return errors.Wrapf(val, `unable to evaluate parameter %s`, value)
+			return fmt.Errorf(`unable to evaluate parameter %s: %w`, value, val)
 		}
 		sub.Environment.Context.Set(key, val)
 	}

@@ -1,9 +1,8 @@
 package methods
 
 import (
+	"errors"
 	"sort"
-
-	"github.com/pkg/errors"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 )

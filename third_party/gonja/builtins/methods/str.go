@@ -2,11 +2,11 @@ package methods
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/nikolalohinski/gonja/v2/builtins/methods/pyerrors"
 	"github.com/nikolalohinski/gonja/v2/builtins/methods/pystring"
 	"github.com/nikolalohinski/gonja/v2/exec"
-	"golang.org/x/exp/utf8string"
 )
 
 var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
@@ -39,7 +39,11 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
-		return pystring.PyString(self).Center(width, utf8string.NewString(fillchar).At(0)), nil
+		fill, err := fillRune(fillchar)
+		if err != nil {
+			return nil, err
+		}
+		return pystring.PyString(self).Center(width, fill), nil
 	},
 	"count": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
 		var (
@@ -247,7 +251,11 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
-		return pystring.PyString(self).LJust(width, utf8string.NewString(fillchar).At(0)), nil
+		fill, err := fillRune(fillchar)
+		if err != nil {
+			return nil, err
+		}
+		return pystring.PyString(self).LJust(width, fill), nil
 	},
 	"lower": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
 		if err := arguments.Take(); err != nil {
@@ -341,7 +349,11 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
-		return pystring.PyString(self).RJust(width, utf8string.NewString(fillchar).At(0)), nil
+		fill, err := fillRune(fillchar)
+		if err != nil {
+			return nil, err
+		}
+		return pystring.PyString(self).RJust(width, fill), nil
 	},
 	"rpartition": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
 		var (
@@ -475,3 +487,14 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		return pystring.PyString(self).ZFill(width), nil
 	},
 })
+
+// fillRune is the one rune of a fill character, as Python's center, ljust
+// and rjust require (upstream took the first rune with x/exp's utf8string
+// and panicked on an empty string).
+func fillRune(fillchar string) (rune, error) {
+	r := []rune(fillchar)
+	if len(r) != 1 {
+		return 0, exec.ErrInvalidCall(fmt.Errorf("the fill character must be exactly one character long, not %q", fillchar))
+	}
+	return r[0], nil
+}
