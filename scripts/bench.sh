@@ -3,7 +3,7 @@
 #
 #   scripts/bench.sh [--runs N] [--old BIN] [--cases LIST] [--engine hyperfine|bash]
 #
-# It builds bin/template-verify from this checkout and the second proof
+# It builds template-verify from this checkout (into a scratch folder) and the second proof
 # repository (examples/benchgen, with scripts/benchgen), then times, N runs
 # each (default 5, or BENCH_RUNS):
 #
@@ -54,9 +54,9 @@ case "$engine" in hyperfine|bash) ;; *) echo "bench.sh: --engine hyperfine or ba
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tv-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p bin
-go build -o bin/template-verify ./cmd/template-verify
-new=$(readlink -f bin/template-verify)
+# Into the scratch folder: a run in progress keeps its binary.
+go build -o "$work/template-verify" ./cmd/template-verify
+new=$work/template-verify
 go build -o "$work/benchgen" ./scripts/benchgen
 "$work/benchgen" "$work/benchgen-repo" >/dev/null
 
@@ -116,7 +116,7 @@ run_case() { # CASE
 }
 
 echo "bench.sh: engine $engine, $runs runs a case, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "new: $new ($(git rev-parse --short HEAD)$(git diff --quiet HEAD 2>/dev/null || echo ', with uncommitted changes'))"
+echo "new: built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' 2>/dev/null || echo ' with uncommitted changes')"
 [ -z "$old" ] || echo "old: $old"
 run_case floor
 IFS=, read -r -a list <<<"$cases"
