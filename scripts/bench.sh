@@ -14,16 +14,18 @@
 #   benchgen        template-verify run on benchgen's head BENCH_HEAD
 #                   (default restore-protects-data: every check runs)
 #
-# It prints the median wall time, the spread (min-max), the mean CPU time
-# (user+sys) and the median as a ratio to the floor's median. With --old BIN
-# (or BENCH_OLD) it times that binary too, case by case next to the new one,
-# and prints new/old, the ratio of the medians. --cases picks cases
+# It prints the median wall time, the spread (min-max), the median CPU
+# time (user+sys of the process tree), the median as a ratio to the
+# floor's median, and how many runs exited non-zero. With --old BIN (or
+# BENCH_OLD) it times that binary too and prints new/old, the ratios of
+# the median wall and CPU times. --cases picks cases
 # (comma-separated, the floor always runs).
 #
-# hyperfine times the runs where it is installed (TV_SETUP_BENCH=1
-# scripts/setup.sh installs it as root); else plain bash timing does
-# (--engine bash forces it), and then the old and new binaries run in turn,
-# one run each, N times. The output says which engine timed.
+# hyperfine times each run where it is installed (TV_SETUP_BENCH=1
+# scripts/setup.sh installs it as root); else /usr/bin/time does
+# (--engine bash forces it). The output says which engine timed. Either
+# way the new and the old binary run in turn, one run each, N times, so
+# that a change of the machine's load falls on both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,46 +74,32 @@ cmd() {
   esac
 }
 
-# Each timed run appends "CASE BIN WALL CPU" to $work/times.
+# Each timed run appends "CASE BIN WALL CPU EXIT" to $work/times.
 : >"$work/times"
 time_bash() { # CASE LABEL BIN
   local c
   c=$(cmd "$1" "$3")
-  /usr/bin/time -f "%e %U %S" -o "$work/one" bash -c "$c" >/dev/null 2>&1 || true
-  awk -v k="$1" -v l="$2" '{printf "%s %s %s %.3f\n", k, l, $1, $2+$3}' "$work/one" >>"$work/times"
+  /usr/bin/time -f "%e %U %S %x" -o "$work/one" bash -c "$c" >/dev/null 2>&1 || true
+  awk -v k="$1" -v l="$2" '{printf "%s %s %s %.3f %s\n", k, l, $1, $2+$3, $4}' "$work/one" >>"$work/times"
 }
-time_hyperfine() { # CASE, then LABEL BIN pairs
-  local k=$1 i=0
-  shift
-  local args=() labels=()
-  while [ $# -gt 0 ]; do
-    labels+=("$1")
-    args+=(-n "$1" "$(cmd "$k" "$2")")
-    shift 2
-  done
-  hyperfine -N -i --style basic --runs "$runs" --export-json "$work/h.json" "${args[@]}" >&2
-  python3 - "$work/h.json" "$k" >>"$work/times" <<'PY'
+time_hyperfine() { # CASE LABEL BIN: one run, timed by hyperfine
+  hyperfine -N -i --style none --runs 1 --export-json "$work/h.json" "$(cmd "$1" "$3")" >/dev/null 2>&1
+  python3 - "$work/h.json" "$1" "$2" >>"$work/times" <<'PY'
 import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    # hyperfine gives the CPU time as a mean only: one line per run with it.
-    cpu = r["user"] + r["system"]
-    for t in r["times"]:
-        print(sys.argv[2], r["command"], "%.3f" % t, "%.3f" % cpu)
+r = json.load(open(sys.argv[1]))["results"][0]
+print(sys.argv[2], sys.argv[3], "%.3f" % r["times"][0], "%.3f" % (r["user"] + r["system"]), r["exit_codes"][0])
 PY
 }
 
+# run_case times N runs of a case; with an old binary, the new and the
+# old run in turn, one run each, so that a change of the machine's load
+# falls on both.
 run_case() { # CASE
-  if [ "$engine" = hyperfine ]; then
-    if [ -n "$old" ] && [ "$1" != floor ]; then
-      time_hyperfine "$1" new "$new" old "$old"
-    else
-      time_hyperfine "$1" new "$new"
-    fi
-    return
-  fi
-  for _ in $(seq "$runs"); do
-    time_bash "$1" new "$new"
-    if [ -n "$old" ] && [ "$1" != floor ]; then time_bash "$1" old "$old"; fi
+  local i
+  for i in $(seq "$runs"); do
+    "time_$engine" "$1" new "$new"
+    if [ -n "$old" ] && [ "$1" != floor ]; then "time_$engine" "$1" old "$old"; fi
+    echo "  $1: run $i of $runs done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
   done
 }
 
@@ -131,23 +119,26 @@ python3 - "$work/times" "$cases" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    k, label, wall, cpu = line.split()
-    rows.setdefault((k, label), []).append((float(wall), float(cpu)))
-floor = statistics.median(w for w, _ in rows[("floor", "new")])
+    k, label, wall, cpu, code = line.split()
+    rows.setdefault((k, label), []).append((float(wall), float(cpu), int(code)))
+floor = statistics.median(r[0] for r in rows[("floor", "new")])
 print()
-print("| case | binary | median wall s | min-max s | CPU-s (mean) | / floor | new/old |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| case | binary | median wall s | min-max s | CPU-s (median) | / floor | new/old wall | new/old CPU | exit not 0 |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for k in ["floor"] + [c for c in sys.argv[2].split(",") if c != "floor"]:
     for label in ("new", "old"):
         r = rows.get((k, label))
         if not r:
             continue
-        walls = [w for w, _ in r]
+        walls = [x[0] for x in r]
         med = statistics.median(walls)
-        cpu = statistics.mean(c for _, c in r)
-        ratio = ""
+        cpu = statistics.median(x[1] for x in r)
+        failed = sum(1 for x in r if x[2] != 0)
+        ratio = cpuratio = ""
         if label == "new" and (k, "old") in rows:
-            ratio = "%.2f" % (med / statistics.median(w for w, _ in rows[(k, "old")]))
-        print("| %s | %s | %.2f | %.2f-%.2f | %.2f | %.1f | %s |" % (
-            k, label, med, min(walls), max(walls), cpu, med / floor, ratio))
+            o = rows[(k, "old")]
+            ratio = "%.2f" % (med / statistics.median(x[0] for x in o))
+            cpuratio = "%.2f" % (cpu / statistics.median(x[1] for x in o))
+        print("| %s | %s | %.2f | %.2f-%.2f | %.2f | %.1f | %s | %s | %d of %d |" % (
+            k, label, med, min(walls), max(walls), cpu, med / floor, ratio, cpuratio, failed, len(r)))
 PY
