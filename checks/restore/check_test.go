@@ -176,8 +176,13 @@ func TestCommandModeRunsAPythonRestore(t *testing.T) {
 		map[string]string{"tpl/tests/restore.py": readTestdata(t, "scripts/restore.py")},
 		map[string]string{".github/template-verify.yml": cfg})
 	in := inputFor(t, v)
-	in.Config.Restore.Random.Count = 10
-	res := New().Run(context.Background(), in)
+	// A few scenarios of each kind (work tree, index, commits, names,
+	// links, no baseline file) and random sets: the command runs and the
+	// Python restore passes them. A Python start per scenario made the
+	// whole catalogue one of the package's slowest tests.
+	in.Config.Restore.Random.Count = 2
+	res := New().WithOptions(Options{Catalogue: scenarios(t, "no-change", "edit-test-file", "add-test-file", "delete-test-file",
+		"staged-edit", "untracked-file", "committed-edit", "add-benchmark-with-space", "file-to-symlink", "no-baseline-file")}).Run(context.Background(), in)
 	if res.Conclusion != checks.Success {
 		logFindings(t, res)
 		t.Fatalf("conclusion %s: %s", res.Conclusion, res.Title)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -128,6 +129,12 @@ func reaperMain(args []string) int {
 		if killing {
 			killChildren()
 		}
+		var again <-chan time.Time
+		if killing {
+			// A process that became a child after the last look sends no
+			// SIGCHLD until it dies: look again now and then.
+			again = time.After(50 * time.Millisecond)
+		}
 		select {
 		case s := <-sigs:
 			if s != syscall.SIGCHLD {
@@ -136,6 +143,7 @@ func reaperMain(args []string) int {
 		case <-stop:
 			stop = nil
 			killing = true
+		case <-again:
 		}
 		if killing {
 			killChildren()
@@ -166,20 +174,63 @@ func lookPath(file string) (string, error) {
 // reaper's main loop reaps, so no pid found here can be reused before the
 // kill reaches it.
 func killChildren() {
+	pids, ok := childrenOf()
+	if !ok {
+		pids = scanChildren()
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// childrenOf lists the children of this process from the kernel's
+// /proc/self/task/TID/children files, one per thread (an orphan is given
+// to one thread of its subreaper). It reads a few small files where
+// scanChildren reads the stat file of every process on the machine: that
+// scan took a fifth of the reaper's CPU time on a machine with 150
+// processes. ok is false where the kernel has no such files
+// (CONFIG_PROC_CHILDREN off).
+func childrenOf() (pids []int, ok bool) {
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"); err != nil {
+		return nil, false // the main thread lives as long as the process
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue // the thread is gone
+		}
+		for _, f := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil && !slices.Contains(pids, pid) {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, true
+}
+
+// scanChildren finds the children of this process in the stat file of
+// every process.
+func scanChildren() []int {
 	self := os.Getpid()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return
+		return nil
 	}
+	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
 		if parentOf(pid) == self {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			pids = append(pids, pid)
 		}
 	}
+	return pids
 }
 
 // parentOf reads the parent pid of pid from /proc/<pid>/stat; 0 when the

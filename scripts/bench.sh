@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Times template-verify as a user runs it: whole processes, end to end.
+#
+#   scripts/bench.sh [--runs N] [--old BIN] [--cases LIST] [--engine hyperfine|bash]
+#
+# It builds template-verify from this checkout (into a scratch folder) and the second proof
+# repository (examples/benchgen, with scripts/benchgen), then times, N runs
+# each (default 5, or BENCH_RUNS):
+#
+#   floor           200 starts of /bin/true (the machine's floor)
+#   demo            template-verify demo
+#   demo-restore    template-verify demo --only restore
+#   demo-render     template-verify demo --only render
+#   benchgen        template-verify run on benchgen's head BENCH_HEAD
+#                   (default restore-protects-data: every check runs)
+#
+# It prints the median wall time, the spread (min-max), the median CPU
+# time (user+sys of the process tree), the median as a ratio to the
+# floor's median, and how many runs exited non-zero. With --old BIN (or
+# BENCH_OLD) it times that binary too and prints new/old, the ratios of
+# the median wall and CPU times. --cases picks cases
+# (comma-separated, the floor always runs).
+#
+# hyperfine times each run where it is installed (TV_SETUP_BENCH=1
+# scripts/setup.sh installs it as root); else /usr/bin/time does
+# (--engine bash forces it). The output says which engine timed. Either
+# way the new and the old binary run in turn, one run each, N times, so
+# that a change of the machine's load falls on both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${BENCH_RUNS:-5}
+old=${BENCH_OLD:-}
+cases=${BENCH_CASES:-demo,demo-restore,demo-render,benchgen}
+engine=${BENCH_ENGINE:-}
+head=${BENCH_HEAD:-restore-protects-data}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --old) old=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --engine) engine=$2; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$runs" in ''|*[!0-9]*|0) echo "bench.sh: --runs wants a positive number, not '$runs'" >&2; exit 2 ;; esac
+if [ -n "$old" ]; then
+  [ -x "$old" ] || { echo "bench.sh: --old $old is not an executable file" >&2; exit 2; }
+  old=$(readlink -f "$old")
+fi
+if [ -z "$engine" ]; then
+  if command -v hyperfine >/dev/null 2>&1; then engine=hyperfine; else engine=bash; fi
+fi
+case "$engine" in hyperfine|bash) ;; *) echo "bench.sh: --engine hyperfine or bash" >&2; exit 2 ;; esac
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tv-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Into the scratch folder: a run in progress keeps its binary.
+go build -o "$work/template-verify" ./cmd/template-verify
+new=$work/template-verify
+go build -o "$work/benchgen" ./scripts/benchgen
+"$work/benchgen" "$work/benchgen-repo" >/dev/null
+
+# cmd CASE BIN prints the command line of a case.
+cmd() {
+  case "$1" in
+    floor) echo "bash -c 'for i in {1..200}; do /bin/true; done'" ;;
+    demo) echo "$2 demo" ;;
+    demo-restore) echo "$2 demo --only restore" ;;
+    demo-render) echo "$2 demo --only render" ;;
+    benchgen) echo "$2 run --repo $work/benchgen-repo --base main --head $head" ;;
+    *) echo "bench.sh: unknown case $1 (floor, demo, demo-restore, demo-render, benchgen)" >&2; return 2 ;;
+  esac
+}
+
+# Each timed run appends "CASE BIN WALL CPU EXIT" to $work/times.
+: >"$work/times"
+time_bash() { # CASE LABEL BIN
+  local c
+  c=$(cmd "$1" "$3")
+  /usr/bin/time -f "%e %U %S %x" -o "$work/one" bash -c "$c" >/dev/null 2>&1 || true
+  awk -v k="$1" -v l="$2" '{printf "%s %s %s %.3f %s\n", k, l, $1, $2+$3, $4}' "$work/one" >>"$work/times"
+}
+time_hyperfine() { # CASE LABEL BIN: one run, timed by hyperfine
+  hyperfine -N -i --style none --runs 1 --export-json "$work/h.json" "$(cmd "$1" "$3")" >/dev/null 2>&1
+  python3 - "$work/h.json" "$1" "$2" >>"$work/times" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(sys.argv[2], sys.argv[3], "%.3f" % r["times"][0], "%.3f" % (r["user"] + r["system"]), r["exit_codes"][0])
+PY
+}
+
+# run_case times N runs of a case; with an old binary, the new and the
+# old run in turn, one run each, so that a change of the machine's load
+# falls on both.
+run_case() { # CASE
+  local i
+  for i in $(seq "$runs"); do
+    "time_$engine" "$1" new "$new"
+    if [ -n "$old" ] && [ "$1" != floor ]; then "time_$engine" "$1" old "$old"; fi
+    echo "  $1: run $i of $runs done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
+  done
+}
+
+echo "bench.sh: engine $engine, $runs runs a case, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "new: built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' 2>/dev/null || echo ' with uncommitted changes')"
+[ -z "$old" ] || echo "old: $old"
+run_case floor
+IFS=, read -r -a list <<<"$cases"
+for c in "${list[@]}"; do
+  [ "$c" = floor ] && continue
+  cmd "$c" x >/dev/null
+  run_case "$c"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$work/times" "$cases" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    k, label, wall, cpu, code = line.split()
+    rows.setdefault((k, label), []).append((float(wall), float(cpu), int(code)))
+floor = statistics.median(r[0] for r in rows[("floor", "new")])
+print()
+print("| case | binary | median wall s | min-max s | CPU-s (median) | / floor | new/old wall | new/old CPU | exit not 0 |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for k in ["floor"] + [c for c in sys.argv[2].split(",") if c != "floor"]:
+    for label in ("new", "old"):
+        r = rows.get((k, label))
+        if not r:
+            continue
+        walls = [x[0] for x in r]
+        med = statistics.median(walls)
+        cpu = statistics.median(x[1] for x in r)
+        failed = sum(1 for x in r if x[2] != 0)
+        ratio = cpuratio = ""
+        if label == "new" and (k, "old") in rows:
+            o = rows[(k, "old")]
+            ratio = "%.2f" % (med / statistics.median(x[0] for x in o))
+            cpuratio = "%.2f" % (cpu / statistics.median(x[1] for x in o))
+        print("| %s | %s | %.2f | %.2f-%.2f | %.2f | %.1f | %s | %s | %d of %d |" % (
+            k, label, med, min(walls), max(walls), cpu, med / floor, ratio, cpuratio, failed, len(r)))
+PY
