@@ -31,7 +31,7 @@ start() {
   # nobody must be able to reach the folder.
   dir=$(mktemp -d /tmp/tv-pg-XXXXXX)
   chmod 755 "$dir"
-  [ "$user" = nobody ] && chown nobody "$dir"
+  if [ "$user" = nobody ]; then chown nobody "$dir"; fi
   "${as_user[@]}" "$bin/initdb" -D "$dir/data" -U "$user" --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
   if ! "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
@@ -46,7 +46,9 @@ start() {
 
 stop() {
   local d=$1
-  [ -d "$d/data" ] && "${as_user[@]}" "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
+  if [ -d "$d/data" ]; then
+    "${as_user[@]}" "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
+  fi
   rm -rf "$d"
 }
 
