@@ -125,7 +125,7 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		// check run is there.
 		id, older, err := s.q.enqueueVerify(ctx, j)
 		if err != nil {
-			if errors.Is(err, errSameHead) {
+			if errors.Is(err, errSameHead) || errors.Is(err, errOlderHead) {
 				return drop("%s for #%d: %v", short(j.HeadSHA), j.PR, err)
 			}
 			return err
@@ -134,9 +134,7 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		// A new push cancels the jobs of the older heads, on whichever
 		// replica runs them.
 		for _, o := range older {
-			if err := s.q.cancel(ctx, o); err != nil {
-				log.Warn("cancel the job of an older head", "job", o, "error", err)
-			}
+			s.cancelOlder(ctx, in, o, j.HeadSHA, log)
 		}
 	}
 	if j.RunID == 0 {
@@ -232,4 +230,27 @@ func (s *server) canWrite(ctx context.Context, in *githubapi.Installation, j *Jo
 		return true, nil
 	}
 	return false, nil
+}
+
+// cancelOlder cancels the job of an older head. A job that runs is
+// stopped by River on its replica, whose worker concludes its check runs;
+// a job that waited is cancelled at once, so its queued check run is
+// concluded here.
+func (s *server) cancelOlder(ctx context.Context, in *githubapi.Installation, id int64, newer string, log *slog.Logger) {
+	old, waited, err := s.q.cancel(ctx, id)
+	if err != nil {
+		log.Warn("cancel the job of an older head", "job", id, "error", err)
+		return
+	}
+	if !waited || old == "" {
+		return
+	}
+	oj, ok, err := s.q.loadState(ctx, old)
+	if err != nil || !ok {
+		return
+	}
+	pubCtx, pubCancel := s.publishCtx(ctx)
+	defer pubCancel()
+	s.cancelled(pubCtx, in, oj, nil, newer, log.With("cancelled", old))
+	s.metrics.Job(kindVerify, "superseded")
 }

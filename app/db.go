@@ -48,7 +48,8 @@ func isPostgresURL(url string) bool {
 // body hashes seen, the newest head of each pull request and the job that
 // runs it, and the mutable state of each verification (its check runs,
 // the attempts the process did not survive, what failed to publish).
-// Times are Unix seconds.
+// Times are Unix seconds, but a head's: Unix nanoseconds of its
+// delivery's acceptance, which orders the pushes of a pull request.
 var ownMigrations = map[dialect][]string{
 	dialectSQLite: {
 		`CREATE TABLE template_verify_deliveries (id TEXT PRIMARY KEY, at BIGINT NOT NULL);

@@ -52,6 +52,11 @@ type pruneArgs struct{}
 
 func (pruneArgs) Kind() string { return kindPrune }
 
+// errOlderHead is returned by enqueueVerify when a head of the pull
+// request whose delivery came later is queued already. It wraps
+// errDuplicate.
+var errOlderHead = fmt.Errorf("%w: a newer push of the pull request is queued", errDuplicate)
+
 // announceHold is how long a verification job waits, scheduled, for its
 // announcer to make its queued check run before the announcer makes it
 // available. When the announcer's process dies in between, the job runs
@@ -73,8 +78,9 @@ type queue interface {
 	// release makes a scheduled verification available now.
 	release(ctx context.Context, id int64) error
 	// cancel asks River to cancel a job, also one that runs on another
-	// replica.
-	cancel(ctx context.Context, id int64) error
+	// replica. It returns the job's delivery and whether the job was
+	// waiting (then nothing runs it again: the caller concludes it).
+	cancel(ctx context.Context, id int64) (delivery string, waited bool, err error)
 	// headBusy says whether a job of j's head waits or runs.
 	headBusy(ctx context.Context, j *Job) (bool, error)
 	// latestHead is the newest queued head of a pull request ("" none).
@@ -270,7 +276,21 @@ func (q *riverQueue[TTx]) enqueueVerify(ctx context.Context, j *Job) (int64, []i
 	}
 	var id int64
 	var older []int64
+	accepted := j.Accepted.UnixNano()
 	err := q.ops.inTx(ctx, func(tx TTx) error {
+		older = nil
+		// A head is newer when its delivery was accepted later: the
+		// announcers of two pushes may run in either order.
+		var oldHead string
+		var oldID, oldAt int64
+		err := q.ops.query1(ctx, tx, `SELECT head_sha, job_id, at FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &oldHead, &oldID, &oldAt)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if found && !strings.EqualFold(oldHead, j.HeadSHA) && oldAt > accepted {
+			return errOlderHead
+		}
 		res, err := q.client.InsertTx(ctx, tx, args, &river.InsertOpts{
 			Queue: queueVerify, MaxAttempts: verifyMaxAttempts,
 			ScheduledAt: time.Now().Add(announceHold),
@@ -283,21 +303,17 @@ func (q *riverQueue[TTx]) enqueueVerify(ctx context.Context, j *Job) (int64, []i
 			return errSameHead
 		}
 		id = res.Job.ID
-		var oldHead string
-		var oldID int64
-		err = q.ops.query1(ctx, tx, `SELECT head_sha, job_id FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &oldHead, &oldID)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return err
-		case !strings.EqualFold(oldHead, j.HeadSHA):
+		if found && !strings.EqualFold(oldHead, j.HeadSHA) {
 			older = append(older, oldID)
 		}
 		_, err = q.ops.exec(ctx, tx, `INSERT INTO template_verify_heads (pr_key, head_sha, job_id, at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (pr_key) DO UPDATE SET head_sha = excluded.head_sha, job_id = excluded.job_id, at = excluded.at`,
-			prKeyOf(j), strings.ToLower(j.HeadSHA), id, nowUnix())
+			prKeyOf(j), strings.ToLower(j.HeadSHA), id, accepted)
 		return err
 	})
+	if errors.Is(err, errOlderHead) {
+		return 0, nil, err
+	}
 	if errors.Is(err, errSameHead) {
 		return 0, nil, fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
 	}
@@ -314,11 +330,27 @@ func (q *riverQueue[TTx]) release(ctx context.Context, id int64) error {
 	return nil
 }
 
-func (q *riverQueue[TTx]) cancel(ctx context.Context, id int64) error {
-	if _, err := q.client.JobCancel(ctx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
-		return fmt.Errorf("cancel job %d: %w", id, err)
+func (q *riverQueue[TTx]) cancel(ctx context.Context, id int64) (string, bool, error) {
+	before, err := q.client.JobGet(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return "", false, nil
 	}
-	return nil
+	if err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	row, err := q.client.JobCancel(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	var args verifyArgs
+	if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	waited := row.State == rivertype.JobStateCancelled && waitsOrRuns(before.State) && before.State != rivertype.JobStateRunning
+	return args.Job.Delivery, waited, nil
 }
 
 // waitsOrRuns says whether a job state still waits or runs.
@@ -422,7 +454,7 @@ func (q *riverQueue[TTx]) prune(ctx context.Context, cut time.Time) (int64, erro
 		if n, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE at < $1`, cut.Unix()); err != nil {
 			return err
 		}
-		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.Unix())
+		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano())
 		return err
 	})
 	if err != nil {

@@ -73,6 +73,8 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 	}
 	ctx, cancel := context.WithCancelCause(rctx)
 	defer cancel(nil)
+	// The database writes outlive a cancel of the run.
+	dbctx := context.WithoutCancel(rctx)
 	stopAfter := context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
 	defer stopAfter()
 	log := s.log.With(append([]any{"delivery", j.Delivery, "job", j.RiverID}, jobAttrs(j)...)...)
@@ -90,7 +92,7 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 			return "crashed", nil
 		}
 		log.Info("a run stopped with its process; it runs again", "attempts", j.Attempts)
-		s.recoverRuns(ctx, j)
+		s.recoverRuns(dbctx, j)
 	}
 	if len(j.CheckRunIDs) > 0 {
 		pubCtx, pubCancel := s.publishCtx(ctx)
@@ -102,7 +104,7 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 		}
 		j.CheckRunIDs = nil
 	}
-	if newer, ok := s.superseded(ctx, j); ok {
+	if newer, ok := s.superseded(dbctx, j); ok {
 		pubCtx, pubCancel := s.publishCtx(ctx)
 		defer pubCancel()
 		s.cancelled(pubCtx, in, j, nil, newer, log)
@@ -110,7 +112,7 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 	}
 	j.State = StateRunning
 	j.Attempts++
-	if err := s.q.saveState(ctx, j); err != nil {
+	if err := s.q.saveState(dbctx, j); err != nil {
 		log.Error("store the job", "error", err)
 		return "error", err
 	}
@@ -132,13 +134,13 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 			// A stop is not a crash: the attempt does not count. The
 			// runs stay open; the next run concludes them.
 			j.Attempts--
-			if err := s.q.saveState(context.WithoutCancel(ctx), j); err != nil {
+			if err := s.q.saveState(dbctx, j); err != nil {
 				log.Error("store the job", "error", err)
 			}
 			log.Info("the server stops; the run goes back to the queue")
 			return "stopped", river.JobSnooze(0)
 		}
-		newer, _ := s.superseded(context.WithoutCancel(ctx), j)
+		newer, _ := s.superseded(dbctx, j)
 		pubCtx, pubCancel := s.publishCtx(ctx)
 		defer pubCancel()
 		s.cancelled(pubCtx, in, j, sess.Runs(), newer, log)
