@@ -167,6 +167,7 @@ func demo() (bool, error) {
 	prs := flag.Int("heads", 30, "pull requests, each with one final head")
 	perHead := flag.Int("deliveries", 10, "deliveries per pull request (its superseded head's and its final head's)")
 	pace := flag.Duration("pace", 700*time.Millisecond, "how long one stub verification takes")
+	wait := flag.Duration("wait", 10*time.Minute, "how long to wait for the runs after the restart")
 	flag.Parse()
 	if *dbURL == "" {
 		return false, errors.New("-database-url (or TEMPLATE_VERIFY_DATABASE_URL) is required")
@@ -365,7 +366,14 @@ func demo() (bool, error) {
 	}
 	// River's leader rescues the killed replica's runs after RescueAfter,
 	// at its next pass (every 30 s).
-	_ = waitFor(4*time.Minute, func() bool { return concluded() >= *prs && quiet(gh) })
+	last := time.Now()
+	_ = waitFor(*wait, func() bool {
+		if time.Since(last) > 30*time.Second {
+			last = time.Now()
+			fmt.Fprintf(os.Stderr, "replicademo: %d of %d final heads concluded\n", concluded(), *prs)
+		}
+		return concluded() >= *prs && quiet(gh)
+	})
 
 	appRuns, gates := map[string]int{}, map[string]int{}
 	verified := map[string]bool{}
