@@ -114,18 +114,15 @@ type riverQueue[TTx any] struct {
 }
 
 // riverConfig is the River configuration of the server: the announce
-// and verify queues, the periodic prune on the leader, no job timeout
-// (a verification stops on a stop or a newer push, not on a clock), and
-// RescueStuckJobsAfter for the jobs of a process that died.
+// and verify queues, the periodic prune on the leader, and RescueAfter as
+// both the job timeout and RescueStuckJobsAfter, for the jobs of a
+// process that died.
 func (s *server) riverConfig(pollOnly bool) *river.Config {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &announceWorker{s: s})
 	river.AddWorker(workers, &verifyWorker{s: s})
 	river.AddWorker(workers, &pruneWorker{s: s})
-	rescue := s.cfg.RescueAfter
-	if rescue <= 0 {
-		rescue = DefaultRescueAfter
-	}
+	rescue := s.rescueAfter()
 	cfg := &river.Config{
 		ID:     s.replica,
 		Logger: s.log.With("component", "river"),
@@ -135,7 +132,10 @@ func (s *server) riverConfig(pollOnly bool) *river.Config {
 			river.QueueDefault: {MaxWorkers: 1},
 		},
 		Workers:                     workers,
-		JobTimeout:                  -1,
+		// River rescues only jobs of a worker with a timeout, once they
+		// ran longer than it: a verification gets RescueAfter, then its
+		// run stops and concludes as failure with that reason.
+		JobTimeout:                  rescue,
 		RescueStuckJobsAfter:        rescue,
 		CompletedJobRetentionPeriod: deliveryTTL,
 		// SQLite has no LISTEN/NOTIFY: River polls for new jobs and for

@@ -129,7 +129,7 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 	readGate := sess.Gate
 	sess.Gate = func(ctx context.Context) checks.Gate { g := readGate(ctx); gate = &g; return g }
 	rep, err := s.execute(ctx, in, j, sess)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			// A stop is not a crash: the attempt does not count. The
 			// runs stay open; the next run concludes them.
@@ -148,6 +148,9 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 	}
 	defer s.removeWork(j)
 	s.metrics.Run(time.Since(start))
+	if ctx.Err() != nil {
+		err = fmt.Errorf("the verification ran longer than the rescue time (%v, serve --rescue-after): %w", s.rescueAfter(), ctx.Err())
+	}
 	if err != nil {
 		err = redacted{err}
 		log.Error("verification failed", "error", err)
@@ -348,4 +351,12 @@ func webOrigin(cloneURL string) string {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
+}
+
+// rescueAfter is Config.RescueAfter or its default.
+func (s *server) rescueAfter() time.Duration {
+	if s.cfg.RescueAfter > 0 {
+		return s.cfg.RescueAfter
+	}
+	return DefaultRescueAfter
 }
