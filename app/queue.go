@@ -131,7 +131,7 @@ func (s *server) riverConfig(pollOnly bool) *river.Config {
 			queueVerify:        {MaxWorkers: s.cfg.Workers},
 			river.QueueDefault: {MaxWorkers: 1},
 		},
-		Workers:                     workers,
+		Workers: workers,
 		// River rescues only jobs of a worker with a timeout, once they
 		// ran longer than it: a verification gets RescueAfter, then its
 		// run stops and concludes as failure with that reason.
