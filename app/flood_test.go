@@ -237,7 +237,7 @@ func floodThenKill(t *testing.T, dbURL string) {
 		t.Fatal(err)
 	}
 	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond,
-		DatabaseURL: dbURL, RescueAfter: 5 * time.Second})
+		DatabaseURL: dbURL, RescueAfter: 30 * time.Second})
 	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func replica(args []string) error {
 	listen := fs.String("listen", "", "")
 	name := fs.String("name", "", "")
 	pace := fs.Duration("pace", time.Second, "")
-	rescue := fs.Duration("rescue-after", 10*time.Second, "")
+	rescue := fs.Duration("rescue-after", time.Minute, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
