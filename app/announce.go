@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/riverqueue/river"
 
 	"github.com/formula-code/template-verify/internal/githubapi"
 )
@@ -16,37 +17,28 @@ import (
 // up on it.
 const announceTries = 3
 
-// announcer takes accepted jobs until the server stops.
-func (s *server) announcer() {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-s.quit:
-			return // jobs not announced stay accepted for the next start
-		case d := <-s.annCh:
-			if s.stopping.Load() {
-				return // the job stays accepted for the next start
-			}
-			s.announceJob(d)
-		}
-	}
+// announceWorker is River's worker of accepted deliveries.
+type announceWorker struct {
+	river.WorkerDefaults[announceArgs]
+	s *server
+}
+
+// Work announces one accepted delivery. It returns nil also when it gave
+// up (logged): a job that needs no run, or whose pull request cannot be
+// read, is done. River runs it again only when the process died during
+// it.
+func (w *announceWorker) Work(ctx context.Context, job *river.Job[announceArgs]) error {
+	j := job.Args.Job
+	w.s.announceJob(ctx, &j)
+	return nil
 }
 
 // announceJob finds the pull request of an accepted job, decides whether
 // its code may run, and makes the App's check run: queued, or neutral
 // with the way to start the run.
-func (s *server) announceJob(delivery string) {
-	j, ok, err := s.store.Get(delivery)
-	if err != nil || !ok {
-		if err != nil {
-			s.log.Error("read an accepted job", "delivery", delivery, "error", err)
-		}
-		return
-	}
-	log := s.log.With("delivery", delivery)
-	ctx, cancel := context.WithTimeout(s.ctx, publishTimeout)
+func (s *server) announceJob(ctx context.Context, j *Job) {
+	log := s.log.With("delivery", j.Delivery)
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	var lastErr error
 	for try := 1; try <= announceTries; try++ {
@@ -59,17 +51,25 @@ func (s *server) announceJob(delivery string) {
 			break
 		}
 	}
+	s.metrics.Job(kindAnnounce, outcomeOf(lastErr))
 	switch {
 	case lastErr == nil:
 	case errors.Is(lastErr, errDrop):
 		log.Info("delivery needs no run", append(jobAttrs(j), "reason", lastErr.Error())...)
-		s.forget(j)
-	case s.stopping.Load():
-		// Accepted stays in the store: the next start tries again.
 	default:
 		log.Error("prepare the job; giving up", append(jobAttrs(j), "error", lastErr)...)
-		s.forget(j)
 	}
+}
+
+// outcomeOf is the metric outcome of an announcement.
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return "queued"
+	case errors.Is(err, errDrop):
+		return "dropped"
+	}
+	return "failure"
 }
 
 // errDrop marks a job that needs no run.
@@ -79,8 +79,9 @@ func drop(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errDrop, fmt.Sprintf(format, args...))
 }
 
+// forget deletes the state of a finished verification.
 func (s *server) forget(j *Job) {
-	if err := s.store.Delete(j.Delivery); err != nil {
+	if err := s.q.deleteState(context.WithoutCancel(s.ctx), j.Delivery); err != nil {
 		s.log.Error("delete the job", "delivery", j.Delivery, "error", err)
 	}
 }
@@ -98,17 +99,19 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if !trusted {
-		if j.Event == "issue_comment" {
-			return drop("%s asked for a run without write access", j.Sender)
-		}
-		// No second "waits for a maintainer" run while a job of the head
-		// waits, runs or ran.
-		if why, err := s.store.HeadTaken(j); err != nil || why != "" {
+	if !trusted || j.Request {
+		// No second run, and no second "waits for a maintainer" run,
+		// while a job of the head waits or runs.
+		if busy, err := s.q.headBusy(ctx, j); err != nil || busy {
 			if err != nil {
 				return err
 			}
-			return drop("%s for #%d: %s", short(j.HeadSHA), j.PR, why)
+			return drop("%s for #%d: a job of this head waits or runs", short(j.HeadSHA), j.PR)
+		}
+	}
+	if !trusted {
+		if j.Event == "issue_comment" {
+			return drop("%s asked for a run without write access", j.Sender)
 		}
 		if err := s.createNeutral(ctx, in, j, why); err != nil {
 			return err
@@ -116,24 +119,39 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		log.Info("the pull request waits for a maintainer", append(jobAttrs(j), "reason", why)...)
 		return drop("waits for a maintainer")
 	}
-	// The duplicate check and the claim are one transaction: of all the
-	// jobs of one pull-request head, one is queued, also across restarts.
-	if err := s.store.Claim(j, time.Now()); err != nil {
-		if errors.Is(err, errSameHead) {
-			return drop("%s for #%d: %v", short(j.HeadSHA), j.PR, err)
+	if j.RiverID == 0 {
+		// River's unique jobs keep one verification per head, across
+		// replicas and restarts; the job waits, scheduled, until its
+		// check run is there.
+		id, older, err := s.q.enqueueVerify(ctx, j)
+		if err != nil {
+			if errors.Is(err, errSameHead) || errors.Is(err, errOlderHead) {
+				return drop("%s for #%d: %v", short(j.HeadSHA), j.PR, err)
+			}
+			return err
 		}
+		j.RiverID = id
+		// A new push cancels the jobs of the older heads, on whichever
+		// replica runs them.
+		for _, o := range older {
+			s.cancelOlder(ctx, in, o, j.HeadSHA, log)
+		}
+	}
+	if j.RunID == 0 {
+		id, err := s.createQueued(ctx, in, j)
+		if err != nil {
+			return err
+		}
+		j.RunID = id
+	}
+	j.State = StateQueued
+	if err := s.q.saveState(ctx, j); err != nil {
 		return err
 	}
-	id, err := s.createQueued(ctx, in, j)
-	if err != nil {
+	if err := s.q.release(ctx, j.RiverID); err != nil {
 		return err
 	}
-	j.RunID, j.State = id, StateQueued
-	if err := s.store.Put(j); err != nil {
-		return err
-	}
-	log.Info("job queued", jobAttrs(j)...)
-	s.sched.add(j)
+	log.Info("job queued", append(jobAttrs(j), "job", j.RiverID)...)
 	return nil
 }
 
@@ -212,4 +230,27 @@ func (s *server) canWrite(ctx context.Context, in *githubapi.Installation, j *Jo
 		return true, nil
 	}
 	return false, nil
+}
+
+// cancelOlder cancels the job of an older head. A job that runs is
+// stopped by River on its replica, whose worker concludes its check runs;
+// a job that waited is cancelled at once, so its queued check run is
+// concluded here.
+func (s *server) cancelOlder(ctx context.Context, in *githubapi.Installation, id int64, newer string, log *slog.Logger) {
+	old, waited, err := s.q.cancel(ctx, id)
+	if err != nil {
+		log.Warn("cancel the job of an older head", "job", id, "error", err)
+		return
+	}
+	if !waited || old == "" {
+		return
+	}
+	oj, ok, err := s.q.loadState(ctx, old)
+	if err != nil || !ok {
+		return
+	}
+	pubCtx, pubCancel := s.publishCtx(ctx)
+	defer pubCancel()
+	s.cancelled(pubCtx, in, oj, nil, newer, log.With("cancelled", old))
+	s.metrics.Job(kindVerify, "superseded")
 }

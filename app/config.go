@@ -57,8 +57,35 @@ type Config struct {
 	// APIURL is the REST API base URL; empty: DefaultAPIURL. For GitHub
 	// Enterprise Server: https://HOST/api/v3.
 	APIURL string
-	// DataDir holds the store and the work folders.
+	// DataDir holds the work folders and, without DatabaseURL, the
+	// SQLite database (SQLiteFile).
 	DataDir string
+	// SQLitePath is the SQLite database without DatabaseURL; empty:
+	// SQLiteFile in DataDir.
+	SQLitePath string
+	// DatabaseURL is a Postgres URL (postgres://...) shared by replicas;
+	// empty: the SQLite file in DataDir.
+	DatabaseURL string
+	// Replica names this process in /metrics and in River (its client
+	// id, unique among the replicas of one database); empty: host name,
+	// process id and a random suffix.
+	Replica string
+	// MetricsAddr, when set, serves /metrics on this address alone and
+	// not on the webhook listener.
+	MetricsAddr string
+	// RescueAfter is how long a job may stay running before River's
+	// leader takes it for a process that died and runs it again; <= 0:
+	// DefaultRescueAfter. It must be longer than any verification.
+	RescueAfter time.Duration
+	// MaxAttempts is how many runs of one verification the process may
+	// die in before the job is concluded as failure; <= 0: MaxAttempts.
+	MaxAttempts int
+	// PollInterval is how often River looks for new jobs besides its
+	// notifications (Postgres) or at all (SQLite); <= 0: 250 ms.
+	PollInterval time.Duration
+	// PruneEvery is how often the leader forgets old delivery ids; <= 0:
+	// pruneEvery.
+	PruneEvery time.Duration
 	// Workers is the number of verifications that run at once; <= 0: 2.
 	Workers int
 	// Nice is the nice level (0 to 19) of the processes that runs start
@@ -99,6 +126,31 @@ type Config struct {
 	Log           *slog.Logger
 }
 
+// DefaultRescueAfter is Config.RescueAfter's default: longer than any
+// verification (a datasmith pull request takes 1 to 7 minutes).
+const DefaultRescueAfter = time.Hour
+
+func (c *Config) pollInterval() time.Duration {
+	if c.PollInterval > 0 {
+		return c.PollInterval
+	}
+	return 250 * time.Millisecond
+}
+
+func (c *Config) pruneEvery() time.Duration {
+	if c.PruneEvery > 0 {
+		return c.PruneEvery
+	}
+	return pruneEvery
+}
+
+func (c *Config) maxAttempts() int {
+	if c.MaxAttempts > 0 {
+		return c.MaxAttempts
+	}
+	return MaxAttempts
+}
+
 func (c *Config) check() error {
 	var errs []error
 	if c.AppID <= 0 {
@@ -112,6 +164,9 @@ func (c *Config) check() error {
 	}
 	if len(c.WebhookSecret) == 0 {
 		errs = append(errs, errors.New("the webhook secret is missing"))
+	}
+	if c.DatabaseURL != "" && !isPostgresURL(c.DatabaseURL) {
+		errs = append(errs, errors.New("the database URL must start with postgres:// or postgresql://"))
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("the data folder is missing"))

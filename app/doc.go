@@ -2,10 +2,14 @@
 //
 // The webhook handler checks the X-Hub-Signature-256 of the raw body
 // before anything else, drops deliveries it has seen (X-GitHub-Delivery),
-// turns handled events into jobs, stores them in a bbolt file and answers
-// at once. An announcer finds the pull request, decides whether its code
-// may run, and creates a queued check run "template-verify" so that the
-// pull request shows it at once. A bounded pool of workers then clones
+// turns handled events into River jobs (github.com/riverqueue/river) in
+// the same transaction as the delivery id, and answers at once. The
+// database is a SQLite file in the data folder by default, or Postgres
+// (Config.DatabaseURL) shared by several replicas. An announce job finds
+// the pull request, decides whether its code may run, and creates a
+// queued check run "template-verify" so that the pull request shows it
+// at once; it queues one verification job per head (River's unique
+// jobs). A bounded pool of workers on each replica then clones
 // the base and head with the installation token, runs the verification
 // and publishes the same check runs, comment and gate as the Action,
 // through the same publish.Session. ListenAndServe is the server's whole
@@ -17,8 +21,10 @@
 // maintainer's `/template-verify` comment. None of its code runs before
 // that.
 //
-// Accepted work survives a restart: at start-up the server runs again
-// what it accepted but did not finish, and concludes the check runs that
-// the stopped run left open. A new push to a pull request cancels the
-// verification of the older head.
+// Accepted work survives a restart and a killed replica: a job left
+// running is rescued by River's leader and runs again (or, after
+// MaxAttempts runs the process did not survive, concludes as failure),
+// and the next run concludes the check runs that the stopped run left
+// open. A new push to a pull request cancels the verification of the
+// older head on whichever replica runs it.
 package app

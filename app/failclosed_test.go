@@ -140,24 +140,15 @@ func TestCrashedJobIsConcludedNotRunAgain(t *testing.T) {
 	h.start(first.fn)
 	h.send("pull_request", "c-1", h.pullPayload("synchronize", 5, head, false))
 	h.waitStarted(first)
-	h.stop() // the job stays in the store as running
+	h.stop() // the job goes back to the queue; its state says running
 
 	// The process died during each of MaxAttempts runs.
-	st, err := openStore(h.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := st.Jobs()
-	if err != nil || len(jobs) != 1 || jobs[0].State != StateRunning {
-		t.Fatalf("jobs %v %v, want one running", jobs, err)
-	}
-	jobs[0].Attempts = MaxAttempts
-	if err := st.Put(jobs[0]); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	h.editState("c-1", func(j *Job) {
+		if j.State != StateRunning {
+			t.Fatalf("state %q, want running", j.State)
+		}
+		j.Attempts = MaxAttempts
+	})
 
 	second := &stubVerify{}
 	h.start(second.fn)

@@ -41,12 +41,17 @@ type floodPlan struct {
 	GoFile string `json:"go_file"`
 	// Pace is how long each verification takes once it may go.
 	Pace time.Duration `json:"pace"`
+	// DatabaseURL is the Postgres database; empty: SQLite in DataDir.
+	DatabaseURL string `json:"database_url"`
+	// RescueAfter is Config.RescueAfter: the killed server's runs are
+	// taken up after it.
+	RescueAfter time.Duration `json:"rescue_after"`
 }
 
 // runFloodServer is the App server process of the flood test: it serves
 // on a loopback port it writes to addr, with a stub verification, until
-// it is killed or gets SIGTERM. GET /test/idle answers 200 when no job is
-// left in the store.
+// it is killed or gets SIGTERM. GET /test/idle answers 200 when no job
+// waits or runs.
 func runFloodServer(dir string) error {
 	raw, err := os.ReadFile(filepath.Join(dir, "server.json"))
 	if err != nil {
@@ -82,6 +87,7 @@ func runFloodServer(dir string) error {
 	srv, err := newServer(Config{
 		AppID: testAppID, PrivateKey: key, WebhookSecret: []byte(testSecret), APIURL: plan.APIURL,
 		DataDir: plan.DataDir, Workers: 2, Verify: verify, Checks: []string{"render"},
+		DatabaseURL: plan.DatabaseURL, RescueAfter: plan.RescueAfter, PollInterval: 50 * time.Millisecond,
 		Clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), WriteInterval: -1,
 		Log: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
@@ -93,11 +99,10 @@ func runFloodServer(dir string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", srv.handler())
-	mux.HandleFunc("GET /test/idle", func(w http.ResponseWriter, _ *http.Request) {
-		jobs, err := srv.store.Jobs()
-		q, r := srv.sched.depth()
-		if err != nil || len(jobs) > 0 || q+r > 0 {
-			http.Error(w, fmt.Sprintf("jobs %d, queued %d, running %d, %v", len(jobs), q, r, err), http.StatusServiceUnavailable)
+	mux.HandleFunc("GET /test/idle", func(w http.ResponseWriter, r *http.Request) {
+		n, err := srv.q.unfinished(r.Context())
+		if err != nil || n > 0 {
+			http.Error(w, fmt.Sprintf("jobs %d, %v", n, err), http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = fmt.Fprintln(w, "idle")
@@ -193,11 +198,26 @@ func floodRepo(t *testing.T, dir string, n int) fixtureRepo {
 // requests), then kill -9 while jobs wait and run, then a restart: every
 // head ends with exactly one job (one App check run, made when its job is
 // queued, concluded success) and one comment (issue 14.14).
+// On both drivers; the killed server's runs are rescued by River (after
+// RescueAfter, at the leader's next rescue pass).
 func TestFloodThenKillRunsEachHeadOnce(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
+	for _, d := range drivers {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			var url string
+			if d == "postgres" {
+				url = testDatabase(t)
+			}
+			floodThenKill(t, url)
+		})
+	}
+}
+
+func floodThenKill(t *testing.T, dbURL string) {
 	const prs, perHead = 20, 100
 	k := appKey(t)
 	root := t.TempDir()
@@ -216,7 +236,8 @@ func TestFloodThenKillRunsEachHeadOnce(t *testing.T) {
 	if err := os.WriteFile(keyFile, keyPEM(k), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond})
+	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond,
+		DatabaseURL: dbURL, RescueAfter: 30 * time.Second})
 	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +321,9 @@ func TestFloodThenKillRunsEachHeadOnce(t *testing.T) {
 	}
 
 	second := startFloodServer(t, dir, 2)
-	waitUntil(t, 40*time.Second, "every head finished and the server idle", func() bool {
+	// River's leader rescues the killed server's runs every 30 s, once
+	// they ran RescueAfter; the new server must first become the leader.
+	waitUntil(t, 150*time.Second, "every head finished and the server idle", func() bool {
 		if countCompleted(h, RunName) < prs {
 			return false
 		}

@@ -177,6 +177,10 @@ type harness struct {
 	setup func(*server)
 	// transport, when set, is the base transport of API calls.
 	transport http.RoundTripper
+	// dbURL is the Postgres database of the test; empty: SQLite in data.
+	dbURL string
+	// config, when set, changes the configuration before newServer.
+	config func(*Config)
 }
 
 func newHarness(t testing.TB) *harness {
@@ -195,13 +199,17 @@ func newHarness(t testing.TB) *harness {
 // start starts a server on the harness's data folder.
 func (h *harness) start(v VerifyFunc) {
 	h.t.Helper()
-	srv, err := newServer(Config{
+	cfg := Config{
 		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
 		APIURL: h.gh.URL, DataDir: h.data, Workers: 2, Verify: v, Checks: h.checks,
 		Clock: h.clock, WriteInterval: -1, ShutdownGrace: h.grace, Nice: h.nice, AllowUnsandboxed: true,
-		HTTPTransport: h.transport,
-		Log:           slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+		HTTPTransport: h.transport, DatabaseURL: h.dbURL, PollInterval: 50 * time.Millisecond,
+		Log: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	if h.config != nil {
+		h.config(&cfg)
+	}
+	srv, err := newServer(cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -373,11 +381,8 @@ func (h *harness) seen() string {
 		fmt.Fprintf(&b, "run %d %s on %.7s: %s %s\n", c.ID, c.Name, c.HeadSHA, c.Status, c.Conclusion)
 	}
 	if h.srv != nil {
-		jobs, err := h.srv.store.Jobs()
-		fmt.Fprintf(&b, "%d stored jobs (%v)\n", len(jobs), err)
-		for _, j := range jobs {
-			fmt.Fprintf(&b, "job %s %s #%d %.7s\n", j.Delivery, j.State, j.PR, j.HeadSHA)
-		}
+		n, err := h.srv.q.unfinished(context.Background())
+		fmt.Fprintf(&b, "%d jobs wait or run (%v)\n", n, err)
 	}
 	reqs := h.gh.Requests()
 	for _, r := range reqs[max(0, len(reqs)-10):] {
@@ -412,10 +417,66 @@ func (h *harness) allDone(sha string, n int) bool {
 	return true
 }
 
-// idle reports whether no job is left in the store.
+// idle reports whether no announce or verify job waits or runs.
 func (h *harness) idle() bool {
-	jobs, err := h.srv.store.Jobs()
-	return err == nil && len(jobs) == 0
+	n, err := h.srv.q.unfinished(context.Background())
+	return err == nil && n == 0
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// offline opens the harness's database with a server that does not
+// start (as a stopped or killed process leaves it), runs fn on its queue
+// and closes it.
+func (h *harness) offline(fn func(q queue)) {
+	h.t.Helper()
+	cfg := Config{
+		AppID: testAppID, PrivateKey: keyPEM(appKey(h.t)), WebhookSecret: []byte(testSecret),
+		APIURL: h.gh.URL, DataDir: h.data, DatabaseURL: h.dbURL, AppSlug: "x", AllowUnsandboxed: true, Verify: (&stubVerify{}).fn,
+	}
+	srv, err := newServer(cfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer srv.q.close()
+	if err := srv.q.migrate(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
+	fn(srv.q)
+}
+
+// plant stores j as a verification job that a killed process ran: its
+// River job waits, its state says running.
+func (h *harness) plant(j *Job) {
+	h.t.Helper()
+	h.offline(func(q queue) {
+		ctx := context.Background()
+		id, _, err := q.enqueueVerify(ctx, j)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		j.RiverID = id
+		if err := q.saveState(ctx, j); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := q.release(ctx, id); err != nil {
+			h.t.Fatal(err)
+		}
+	})
+}
+
+// editState changes the stored state of a delivery's job.
+func (h *harness) editState(delivery string, fn func(*Job)) {
+	h.t.Helper()
+	h.offline(func(q queue) {
+		ctx := context.Background()
+		j, ok, err := q.loadState(ctx, testDeliveryID(delivery))
+		if err != nil || !ok {
+			h.t.Fatalf("the state of %s: %v %v", delivery, ok, err)
+		}
+		fn(j)
+		if err := q.saveState(ctx, j); err != nil {
+			h.t.Fatal(err)
+		}
+	})
+}

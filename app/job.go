@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -53,6 +54,8 @@ type Job struct {
 
 	State    string    `json:"state"`
 	Accepted time.Time `json:"accepted"`
+	// RiverID is the River job of the verification (0 before).
+	RiverID int64 `json:"river_id,omitempty"`
 	// RunID is the "template-verify" check run made when the job was
 	// announced.
 	RunID int64 `json:"run_id"`
@@ -75,4 +78,36 @@ func (j *Job) PRKey() string { return fmt.Sprintf("%s/%s#%d", j.Owner, j.Repo, j
 // from the API to know its head, base and author.
 func (j *Job) needsPull() bool {
 	return j.PR == 0 || j.HeadSHA == "" || j.BaseSHA == "" || j.Author == "" || j.BaseRef == ""
+}
+
+// verifyMaxAttempts is River's attempt limit of a verification job. The
+// App counts the runs the process did not survive itself (Job.Attempts,
+// MaxAttempts), so River's limit only stops a job that errs without end.
+const verifyMaxAttempts = 100
+
+// deliveryTTL is how long the App remembers a delivery id, a body hash
+// and the newest head of a pull request, and River a completed job (so
+// that a head ran is not run again by a late delivery).
+const deliveryTTL = 7 * 24 * time.Hour
+
+// errDuplicate is returned by admit for a delivery id or a body already
+// seen.
+var errDuplicate = errors.New("duplicate delivery")
+
+// errSameHead is returned when a job of the same pull-request head waits,
+// runs or ran. It wraps errDuplicate.
+var errSameHead = fmt.Errorf("%w: the same head", errDuplicate)
+
+// supersededError is the cause of a run stopped by a newer push.
+type supersededError struct{ newer string }
+
+func (e supersededError) Error() string {
+	return fmt.Sprintf("a newer push (%s) replaced this commit", short(e.newer))
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -167,7 +167,7 @@ func BenchmarkWebhookLoad(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				loadOnce(b, i, c.githubNice, c.nice, c.busy)
+				loadOnce(b, i, c.githubNice, c.nice, c.busy, "")
 			}
 		})
 	}
@@ -195,9 +195,29 @@ func burnCPU(b *testing.B, n int) func() {
 	}
 }
 
-func loadOnce(b *testing.B, round, githubNice, appNice, busy int) {
+// BenchmarkWebhookAck is the webhook answer at 200 deliveries/s (bursts
+// of 50 every 250 ms, as BenchmarkWebhookLoad) on each queue driver:
+// SQLite, and Postgres from TEMPLATE_VERIFY_TEST_DATABASE_URL.
+//
+//	scripts/pg.sh run go test -run XXX -bench WebhookAck -benchtime 1x ./app
+func BenchmarkWebhookAck(b *testing.B) {
+	for _, d := range drivers {
+		b.Run(d, func(b *testing.B) {
+			var url string
+			if d == "postgres" {
+				url = testDatabase(b)
+			}
+			for i := 0; i < b.N; i++ {
+				loadOnce(b, i, 19, DefaultNice, 0, url)
+			}
+		})
+	}
+}
+
+func loadOnce(b *testing.B, round, githubNice, appNice, busy int, dbURL string) {
 	const total, burst = 500, 50
 	h := newHarness(b)
+	h.dbURL = dbURL
 	v := &stubVerify{}
 	h.git.SetNice(githubNice)
 	h.nice = appNice

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,13 +18,16 @@ import (
 
 // Metrics holds the counters, gauges and histograms of /metrics in a
 // registry of its own (prometheus client_golang), with the Go runtime's
-// go_* and the process's process_* metrics beside them.
+// go_* and the process's process_* metrics beside them. Every
+// template_verify_* series has the label replica (Config.Replica), so
+// that the replicas of one database can be told apart.
 type Metrics struct {
 	reg        *prometheus.Registry
 	deliveries *prometheus.CounterVec // event, result
 	api        *prometheus.CounterVec // status
 	runs       prometheus.Histogram
 	answer     prometheus.Histogram
+	jobs       *prometheus.CounterVec // kind, outcome
 	handler    http.Handler
 
 	mu    sync.Mutex
@@ -35,8 +39,8 @@ var (
 	answerBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}
 )
 
-// newMetrics returns empty metrics.
-func newMetrics() *Metrics {
+// newMetrics returns empty metrics of one replica.
+func newMetrics(replica string) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -57,17 +61,24 @@ func newMetrics() *Metrics {
 			Help:    "Time to answer one webhook delivery.",
 			Buckets: answerBuckets,
 		}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "template_verify_jobs_total",
+			Help: "Jobs this replica worked, by kind (announce, verify) and outcome.",
+		}, []string{"kind", "outcome"}),
 	}
-	m.reg.MustRegister(
-		m.deliveries, m.api, m.runs, m.answer,
+	own := prometheus.WrapRegistererWith(prometheus.Labels{"replica": replica}, m.reg)
+	own.MustRegister(
+		m.deliveries, m.api, m.runs, m.answer, m.jobs,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "template_verify_queue_depth",
-			Help: "Jobs waiting for a worker.",
+			Help: "Verifications waiting for a worker, over all replicas of the database (-1: the database does not answer).",
 		}, func() float64 { q, _ := m.depth(); return float64(q) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "template_verify_runs_in_progress",
-			Help: "Verifications that run now.",
+			Help: "Verifications that run now on this replica.",
 		}, func() float64 { _, r := m.depth(); return float64(r) }),
+	)
+	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -75,7 +86,19 @@ func newMetrics() *Metrics {
 	return m
 }
 
-// depth reads the scheduler's queue, zero before the server sets it.
+// setQueue sets the function that reads the queue depth.
+func (m *Metrics) setQueue(fn func() (queued, running int)) {
+	m.mu.Lock()
+	m.queue = fn
+	m.mu.Unlock()
+}
+
+// Job counts one job this replica worked, by kind and outcome.
+func (m *Metrics) Job(kind, outcome string) {
+	m.jobs.WithLabelValues(strings.TrimPrefix(kind, "template_verify_"), outcome).Inc()
+}
+
+// depth reads the queue, zero before the server sets it.
 func (m *Metrics) depth() (queued, running int) {
 	m.mu.Lock()
 	fn := m.queue

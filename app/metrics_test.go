@@ -13,8 +13,9 @@ import (
 // the go_* and process_* metrics operators expect (issue 11.7).
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
-	m := newMetrics()
-	m.queue = func() (int, int) { return 2, 1 }
+	m := newMetrics("r1")
+	m.setQueue(func() (int, int) { return 2, 1 })
+	m.Job(kindVerify, "verified")
 	m.Delivery("pull_request", "accepted", 3*time.Millisecond)
 	m.Delivery("no-such-event", "ignored", time.Millisecond)
 	m.APICall("201")
@@ -33,15 +34,16 @@ func TestMetricsExposition(t *testing.T) {
 	}
 	text := string(body)
 	for _, want := range []string{
-		`template_verify_deliveries_total{event="pull_request",result="accepted"} 1`,
-		`template_verify_deliveries_total{event="other",result="ignored"} 1`,
-		`template_verify_github_requests_total{status="201"} 1`,
-		`template_verify_run_duration_seconds_bucket{le="60"} 1`,
-		`template_verify_run_duration_seconds_bucket{le="30"} 0`,
-		"template_verify_run_duration_seconds_count 1",
-		`template_verify_webhook_answer_seconds_bucket{le="+Inf"} 2`,
-		"template_verify_queue_depth 2",
-		"template_verify_runs_in_progress 1",
+		`template_verify_deliveries_total{event="pull_request",replica="r1",result="accepted"} 1`,
+		`template_verify_deliveries_total{event="other",replica="r1",result="ignored"} 1`,
+		`template_verify_github_requests_total{replica="r1",status="201"} 1`,
+		`template_verify_run_duration_seconds_bucket{replica="r1",le="60"} 1`,
+		`template_verify_run_duration_seconds_bucket{replica="r1",le="30"} 0`,
+		`template_verify_run_duration_seconds_count{replica="r1"} 1`,
+		`template_verify_webhook_answer_seconds_bucket{replica="r1",le="+Inf"} 2`,
+		`template_verify_queue_depth{replica="r1"} 2`,
+		`template_verify_runs_in_progress{replica="r1"} 1`,
+		`template_verify_jobs_total{kind="verify",outcome="verified",replica="r1"} 1`,
 		"# TYPE go_goroutines gauge",
 		"# TYPE go_memstats_heap_alloc_bytes gauge",
 		"# TYPE process_resident_memory_bytes gauge",
@@ -63,7 +65,7 @@ func TestMetricsExposition(t *testing.T) {
 // many) each count their own deliveries.
 func TestMetricsTwoServers(t *testing.T) {
 	t.Parallel()
-	a, b := newMetrics(), newMetrics()
+	a, b := newMetrics("r1"), newMetrics("r1")
 	a.Delivery("ping", "ping", 0)
 	var sa, sb strings.Builder
 	if _, err := a.WriteTo(&sa); err != nil {
@@ -72,7 +74,7 @@ func TestMetricsTwoServers(t *testing.T) {
 	if _, err := b.WriteTo(&sb); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sa.String(), `template_verify_deliveries_total{event="ping",result="ping"} 1`) {
+	if !strings.Contains(sa.String(), `template_verify_deliveries_total{event="ping",replica="r1",result="ping"} 1`) {
 		t.Errorf("first metrics lack their delivery:\n%s", sa.String())
 	}
 	if strings.Contains(sb.String(), `event="ping"`) {

@@ -35,21 +35,12 @@ func TestRestartConcludesRunsItHadNotStored(t *testing.T) {
 		}
 		left = append(left, h.gh.CheckRuns()[len(h.gh.CheckRuns())-1].ID)
 	}
-	st, err := openStore(h.data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	j := &Job{
 		Delivery: testDeliveryID("killed"), Event: "pull_request", Action: "synchronize", Installation: testInst,
 		Owner: testOwner, Repo: testRepo, CloneURL: h.git.URL + "/" + testRepo, PR: 6, HeadSHA: h.repo.heads[2],
 		BaseSHA: h.repo.base, BaseRef: "main", Author: "dev", State: StateRunning, Accepted: time.Now().UTC(), Attempts: 1,
 	}
-	if err := st.Put(j); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	h.plant(j)
 	v := &stubVerify{}
 	h.start(v.fn)
 	h.waitFor("the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })
@@ -95,21 +86,12 @@ func TestRestartLeavesOtherAppsRuns(t *testing.T) {
 	if ours.AppID != testAppID || theirs.AppID != testAppID+1 {
 		t.Fatalf("apps of the runs: ours %d, theirs %d", ours.AppID, theirs.AppID)
 	}
-	st, err := openStore(h.data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	j := &Job{
 		Delivery: testDeliveryID("killed-other"), Event: "pull_request", Action: "synchronize", Installation: testInst,
 		Owner: testOwner, Repo: testRepo, CloneURL: h.git.URL + "/" + testRepo, PR: 6, HeadSHA: h.repo.heads[2],
 		BaseSHA: h.repo.base, BaseRef: "main", Author: "dev", State: StateRunning, Accepted: time.Now().UTC(), Attempts: 1,
 	}
-	if err := st.Put(j); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	h.plant(j)
 	v := &stubVerify{}
 	h.start(v.fn)
 	h.waitFor("the run after the restart", func() bool { return h.idle() && v.calls.Load() == 1 })

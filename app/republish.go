@@ -6,14 +6,15 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
 
-// maxPublishTries is how many times one process tries to publish a
-// finished verification before it leaves it in the store for the next
-// start.
+// maxPublishTries is how many times in a row a finished verification is
+// tried to publish before the longer wait (publishRestDelay).
 const maxPublishTries = 5
 
 // publishRetryDelay is the wait before the next try.
@@ -60,55 +61,54 @@ func newUnpublished(rep *report.Report, verr error, g checks.Gate, runs []publis
 	return u
 }
 
-// keepUnpublished stores j with what it failed to publish, and tries
-// again after publishRetryDelay while this process has tries left. The
-// job keeps its head until it is published.
-func (s *server) keepUnpublished(j *Job, u *Unpublished, err error, log *slog.Logger) {
+// keepUnpublished stores j with what it failed to publish and returns
+// the snooze that tries again after publishDelay; after maxPublishTries
+// tries in a row it waits publishRestDelay. The job keeps its head until
+// it is published. A snooze is not an attempt in River.
+func (s *server) keepUnpublished(ctx context.Context, j *Job, u *Unpublished, err error, log *slog.Logger) error {
 	if j.Unpublished != nil {
 		u.Tries = j.Unpublished.Tries
 	}
 	u.Tries++
 	u.Err = redacted{err}.Error()
 	j.State, j.Unpublished, j.CheckRunIDs = StatePublish, u, nil
-	if perr := s.store.Put(j); perr != nil {
+	if perr := s.q.saveState(context.WithoutCancel(ctx), j); perr != nil {
 		log.Error("store the verification that was not published; its check runs stay open", "error", perr, "publish-error", err)
-		return
+		return perr
 	}
 	tries := s.publishTries
 	if tries == 0 {
 		tries = maxPublishTries
 	}
 	if u.Tries%tries == 0 {
-		log.Error("publishing failed; the next start tries again", "tries", u.Tries, "error", u.Err)
-		return
+		log.Error("publishing failed; it is tried again later", "tries", u.Tries, "in", publishRestDelay, "error", u.Err)
+		return river.JobSnooze(publishRestDelay)
 	}
-	log.Warn("publishing failed; it is tried again", "tries", u.Tries, "in", publishRetryDelay, "error", u.Err)
-	wait := s.publishWait
-	if wait == nil {
-		wait = func(ctx context.Context) error { return s.cfg.Clock.Sleep(ctx, publishRetryDelay) }
+	delay := s.publishDelay
+	if delay == 0 {
+		delay = publishRetryDelay
 	}
-	go func() {
-		if wait(s.ctx) == nil {
-			s.sched.retry(j)
-		}
-	}()
+	log.Warn("publishing failed; it is tried again", "tries", u.Tries, "in", delay, "error", u.Err)
+	return river.JobSnooze(delay)
 }
+
+// publishRestDelay is the wait after maxPublishTries failed tries.
+const publishRestDelay = time.Hour
 
 // republish publishes a stored verification (StatePublish): it completes
 // the runs the first try made, the gate and the comment, then the App's
 // run. Nothing is verified again.
-func (s *server) republish(j *Job) {
+func (s *server) republish(rctx context.Context, j *Job) (string, error) {
 	log := s.log.With(append([]any{"delivery", j.Delivery}, jobAttrs(j)...)...)
 	u := j.Unpublished
 	if u == nil {
 		log.Error("a job to publish has nothing to publish")
 		s.forget(j)
-		return
+		return "error", nil
 	}
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
-		s.keepUnpublished(j, u, err, log)
-		return
+		return "unpublished", s.keepUnpublished(rctx, j, u, err, log)
 	}
 	sess := s.session(in, j, log)
 	g := u.Gate.gate()
@@ -119,16 +119,16 @@ func (s *server) republish(j *Job) {
 	if u.VerifyErr != "" {
 		verr = errors.New(u.VerifyErr)
 	}
-	ctx, cancel := s.publishCtx(s.ctx)
+	ctx, cancel := s.publishCtx(rctx)
 	out := sess.Finish(ctx, u.Report, verr)
 	cancel()
-	ctx, cancel = s.publishCtx(s.ctx)
+	ctx, cancel = s.publishCtx(rctx)
 	cerr := s.conclude(ctx, in, j, out, log)
 	cancel()
 	if err := errors.Join(append(out.Errs, cerr)...); err != nil {
-		s.keepUnpublished(j, u, err, log)
-		return
+		return "unpublished", s.keepUnpublished(rctx, j, u, err, log)
 	}
 	log.Info("the verification is published", "tries", u.Tries+1)
 	s.forget(j)
+	return "published", nil
 }

@@ -31,7 +31,7 @@ func (s *server) httpServer(addr string) *http.Server {
 // serve answers HTTP on ln until ctx ends, then stops in this order:
 // drain (/healthz answers 503 while the running verifications finish for
 // the grace period; at once when none runs), then the listener closes
-// and the answers in flight end, then the store closes. It returns the
+// and the answers in flight end, then the database closes. It returns the
 // listener's error, if any, and the stop's.
 func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer("")
@@ -76,9 +76,28 @@ func ListenAndServe(ctx context.Context, cfg Config, addr string) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("listen: %w", err), srv.shutdown(context.Background()))
 	}
-	srv.log.Info("template-verify serve listens", "addr", ln.Addr().String(), "api", srv.cfg.APIURL, "workers", srv.cfg.Workers)
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return errors.Join(fmt.Errorf("listen for /metrics: %w", err), srv.shutdown(context.Background()))
+		}
+		ms := &http.Server{Handler: srv.metricsHandler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes}
+		go func() { _ = ms.Serve(mln) }()
+		defer ms.Close()
+		srv.log.Info("/metrics listens apart", "addr", mln.Addr().String())
+	}
+	srv.log.Info("template-verify serve listens", "addr", ln.Addr().String(), "api", srv.cfg.APIURL, "workers", srv.cfg.Workers, "database", srv.databaseName())
 	if err := srv.serve(ctx, ln); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
 	return nil
+}
+
+// databaseName says which database the server uses, without a password.
+func (s *server) databaseName() string {
+	if s.cfg.DatabaseURL == "" {
+		return "sqlite " + SQLiteFile
+	}
+	return "postgres"
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -21,44 +22,48 @@ import (
 	"github.com/formula-code/template-verify/verify"
 )
 
-// server is the App: the webhook handler, the store, the announcers and
-// the workers.
+// server is the App: the webhook handler, and River's client with the
+// announce and verify workers on the database.
 type server struct {
 	cfg     Config
 	log     *slog.Logger
-	store   *Store
+	q       queue
+	replica string
 	metrics *Metrics
 	clients *githubapi.Apps
 	verify  VerifyFunc
 	checks  []string
 	bot     string // the comment author
 
-	bodies   *bodyBudget // webhook body bytes held at once
-	stopping atomic.Bool
-	quit     chan struct{} // closed by drain: the announcers stop
-	quitOnce sync.Once
-	ctx      context.Context // stopped by shutdown after the grace
-	stop     context.CancelCauseFunc
-	wg       sync.WaitGroup
-	announce func(delivery string)
-	annCh    chan string
-	sched    *scheduler
+	bodies    *bodyBudget // webhook body bytes held at once
+	stopping  atomic.Bool
+	started   atomic.Bool
+	drainOnce sync.Once
+	drainErr  error
+	closeOnce sync.Once
+	ctx       context.Context // stopped by drain after the grace
+	stop      context.CancelCauseFunc
+	running   atomic.Int64 // verifications that run in this process
 	// publishBudget makes the context of one publishing step; nil:
 	// publishTimeout from when the step starts. Tests replace it.
 	publishBudget func(context.Context) (context.Context, context.CancelFunc)
 	// publishTries is how many times one process tries to publish a
 	// finished verification; 0: maxPublishTries.
 	publishTries int
-	// publishWait waits before the next try; nil: publishRetryDelay on
-	// the clock. Tests replace it.
-	publishWait func(context.Context) error
+	// publishDelay is the wait before the next try; 0:
+	// publishRetryDelay. Tests replace it.
+	publishDelay time.Duration
+	// admitWait bounds the write of one delivery; 0: admitTimeout.
+	// Tests shorten it.
+	admitWait time.Duration
 }
 
-// errShutdown is the cause of a run stopped by shutdown; the job stays in
-// the store and runs again at the next start.
+// errShutdown is the cause of a run stopped by shutdown; the job goes
+// back to the queue and runs again on a replica, or at the next start.
 var errShutdown = errors.New("the server stops")
 
-// newServer opens the store and prepares the server. start starts its work.
+// newServer opens the database and River and prepares the server. start
+// migrates the database and starts the work.
 func newServer(cfg Config) (*server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -83,11 +88,12 @@ func newServer(cfg Config) (*server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st, err := openStore(cfg.DataDir)
-	if err != nil {
-		return nil, err
+	replica := cfg.Replica
+	if replica == "" {
+		replica = defaultReplica()
 	}
-	s := &server{cfg: cfg, log: log, store: st, metrics: newMetrics(), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
+	s := &server{cfg: cfg, log: log.With("replica", replica), replica: replica, metrics: newMetrics(replica), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
+	log = s.log
 	base := cfg.HTTPTransport
 	if base == nil {
 		base = http.DefaultTransport
@@ -111,34 +117,59 @@ func newServer(cfg Config) (*server, error) {
 		s.bot = cfg.AppSlug + "[bot]"
 	}
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
-	s.quit = make(chan struct{})
-	s.annCh = make(chan string, 4096)
-	s.announce = func(d string) {
-		if s.stopping.Load() {
-			// The job stays in the store as accepted; the next start
-			// announces it.
-			return
-		}
-		select {
-		case s.annCh <- d:
-		default:
-			// The channel is full: the job stays in the store as
-			// accepted; the sweep picks it up.
-			s.log.Warn("announce queue full; the job waits for the next sweep", "delivery", d)
-		}
+	octx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	q, err := s.openQueue(octx)
+	if err != nil {
+		return nil, err
 	}
-	s.sched = newScheduler()
-	s.metrics.queue = s.sched.depth
+	s.q = q
+	s.metrics.setQueue(s.depth)
 	return s, nil
 }
 
+// openTimeout bounds the connection to the database at start-up.
+const openTimeout = 30 * time.Second
+
+// defaultReplica is the host name, the process id and a random suffix.
+func defaultReplica() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "serve"
+	}
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// depth is the queue depth over all replicas, and the runs of this one.
+func (s *server) depth() (waiting, running int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	w, _, err := s.q.depth(ctx)
+	if err != nil {
+		s.log.Warn("read the queue depth", "error", err)
+		w = -1
+	}
+	return w, int(s.running.Load())
+}
+
 // handler is the HTTP handler: POST /webhook (also POST /), GET /healthz,
-// GET /metrics.
+// and GET /metrics unless Config.MetricsAddr serves it apart.
 func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/webhook", s.handleWebhook)
 	mux.HandleFunc("POST /{$}", s.handleWebhook)
 	mux.HandleFunc("GET /healthz", s.healthz)
+	if s.cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", s.metrics)
+	}
+	return mux
+}
+
+// metricsHandler serves GET /metrics alone (Config.MetricsAddr).
+func (s *server) metricsHandler() http.Handler {
+	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics)
 	return mux
 }
@@ -151,8 +182,10 @@ func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, "ok\n")
 }
 
-// start finds the App's login when needed, takes up the work left in the
-// store, and starts the announcers and workers.
+// start finds the App's login when needed, migrates the database,
+// removes the work folders a stopped process left, and starts River: its
+// workers take the jobs that wait, also those a stopped or killed
+// process left (see verifyWorker).
 func (s *server) start(ctx context.Context) error {
 	if s.bot == "" {
 		slug, err := s.appSlug(ctx)
@@ -161,65 +194,26 @@ func (s *server) start(ctx context.Context) error {
 		}
 		s.bot = slug + "[bot]"
 	}
-	if err := s.store.PruneDeliveries(time.Now()); err != nil {
-		s.log.Warn("prune old delivery ids", "error", err)
-	}
-	jobs, err := s.store.Jobs()
-	if err != nil {
+	if err := s.q.migrate(ctx); err != nil {
 		return err
+	}
+	if err := s.q.wakePublishes(ctx); err != nil {
+		s.log.Warn("publish again what a stopped process could not", "error", err)
 	}
 	s.sweepWork()
 	if err := nice.Set(s.cfg.Nice); err != nil {
 		return err
 	}
-	for i := 0; i < s.cfg.Announcers; i++ {
-		s.wg.Add(1)
-		go s.announcer()
+	if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
-	s.wg.Add(1)
-	go s.pruner()
-	for i := 0; i < s.cfg.Workers; i++ {
-		s.wg.Add(1)
-		go s.worker()
-	}
-	for _, j := range jobs {
-		switch j.State {
-		case StateAccepted:
-			s.announce(j.Delivery)
-		case StateQueued:
-			s.sched.add(j)
-		case StatePublish:
-			s.log.Info("a finished verification was not published; it is published again", append(jobAttrs(j), "delivery", j.Delivery)...)
-			s.sched.retry(j)
-		case StateRunning:
-			s.log.Info("a run stopped with the server; it runs again", append(jobAttrs(j), "delivery", j.Delivery)...)
-			s.recoverRuns(ctx, j)
-			s.resume(j)
-		}
-	}
+	s.started.Store(true)
 	return nil
 }
 
-// pruneEvery is how often a running server forgets old delivery ids,
-// body hashes and head claims (start does it too).
+// pruneEvery is how often the leader forgets old delivery ids and
+// pull-request heads (and once when it starts).
 const pruneEvery = 6 * time.Hour
-
-// pruner prunes the store every pruneEvery until drain.
-func (s *server) pruner() {
-	defer s.wg.Done()
-	t := time.NewTicker(pruneEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.quit:
-			return
-		case <-t.C:
-			if err := s.store.PruneDeliveries(time.Now()); err != nil {
-				s.log.Warn("prune old delivery ids", "error", err)
-			}
-		}
-	}
-}
 
 // appSlug asks GET /app with the App's JWT.
 func (s *server) appSlug(ctx context.Context) (string, error) {
@@ -237,42 +231,51 @@ func (s *server) appSlug(ctx context.Context) (string, error) {
 	return app.GetSlug(), nil
 }
 
-// drain stops taking work and lets the running verifications finish for
-// the grace period, then stops them (they run again at the next start).
-// It returns at once when nothing runs. From its start /healthz answers
-// 503; deliveries are still stored (they run after the next start), so
-// keep the listener open while drain runs (serve does).
+// drain stops taking work and lets the running verifications finish
+// for the grace period, then stops them: they go back to the queue and
+// run again on another replica or at the next start. It returns at once
+// when nothing runs. From its start /healthz answers 503; deliveries are
+// still stored (another replica, or the next start, takes them), so keep
+// the listener open while drain runs (serve does). A second call returns
+// the first's result.
 func (s *server) drain(ctx context.Context) error {
+	s.drainOnce.Do(func() { s.drainErr = s.drainNow(ctx) })
+	return s.drainErr
+}
+
+func (s *server) drainNow(ctx context.Context) error {
 	s.stopping.Store(true)
-	s.quitOnce.Do(func() { close(s.quit) })
-	s.sched.close()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	if !s.started.Load() {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.q.stop(context.Background()) }()
 	grace := time.NewTimer(s.cfg.ShutdownGrace)
 	defer grace.Stop()
 	select {
-	case <-done:
-		return nil
+	case err := <-done:
+		return err
 	case <-grace.C:
-		s.log.Info("the grace period is over; the running verifications stop and run again at the next start")
+		s.log.Info("the grace period is over; the running verifications stop and run again later")
 	case <-ctx.Done():
 	}
 	s.stop(errShutdown)
 	select {
-	case <-done:
-		return nil
+	case err := <-done:
+		return err
 	case <-ctx.Done():
 		return fmt.Errorf("stop the workers: %w", ctx.Err())
 	}
 }
 
-// shutdown drains (see drain) and closes the store. Call it after the
+// shutdown drains (see drain) and closes the database. Call it after the
 // HTTP server has stopped; serve does both in that order. A second call
 // does nothing.
 func (s *server) shutdown(ctx context.Context) error {
 	err := s.drain(ctx)
 	s.stop(errShutdown)
-	return errors.Join(err, s.store.Close())
+	s.closeOnce.Do(s.q.close)
+	return err
 }
 
 // workDir is the folder of one attempt's clone. Its name is a hash of the

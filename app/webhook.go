@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -102,7 +103,11 @@ func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		job.Delivery, job.State, job.Accepted = delivery, StateAccepted, time.Now().UTC()
 	}
 	sum := sha256.Sum256(body)
-	switch err := s.store.Admit(delivery, hex.EncodeToString(sum[:]), time.Now(), job); {
+	keys := []string{delivery, bodyKeyPrefix + hex.EncodeToString(sum[:])}
+	actx, cancel := context.WithTimeout(r.Context(), s.admitTimeout())
+	err = s.q.admit(actx, keys, job)
+	cancel()
+	switch {
 	case errors.Is(err, errSameHead):
 		result = "duplicate"
 		log.Info("a job of the same head waits, runs or ran; delivery dropped", append(jobAttrs(job), "reason", err.Error())...)
@@ -116,9 +121,12 @@ func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "duplicate delivery\n")
 		return
 	case err != nil:
+		// The database is down or busy: GitHub's redelivery (or the
+		// sender's retry) brings the delivery back.
 		result = "store_error"
 		log.Error("store the delivery", "error", err)
-		http.Error(w, "store the delivery", http.StatusInternalServerError)
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "the database does not answer; deliver again later", http.StatusServiceUnavailable)
 		return
 	}
 	if job == nil {
@@ -131,11 +139,10 @@ func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	result = "accepted"
 	if s.stopping.Load() {
 		// GitHub does not send a delivery again by itself: keep it.
-		log.Info("delivery accepted while the server stops; it is announced at the next start", jobAttrs(job)...)
+		log.Info("delivery accepted while the server stops; another replica or the next start announces it", jobAttrs(job)...)
 	} else {
 		log.Info("delivery accepted", jobAttrs(job)...)
 	}
-	s.announce(job.Delivery)
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = io.WriteString(w, "queued\n")
 }
@@ -225,4 +232,19 @@ func readBody(r io.Reader, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("read the body: %w", err)
 	}
 	return buf, nil
+}
+
+// bodyKeyPrefix starts the key of a body's SHA-256 among the delivery
+// ids.
+const bodyKeyPrefix = "sha256:"
+
+// admitTimeout bounds the write of one delivery: a database that does not
+// answer by then gets a 503, which GitHub's redelivery brings back.
+const admitTimeout = 10 * time.Second
+
+func (s *server) admitTimeout() time.Duration {
+	if s.admitWait > 0 {
+		return s.admitWait
+	}
+	return admitTimeout
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/publish"
@@ -25,49 +27,72 @@ func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) 
 	})
 }
 
-// worker runs jobs until the scheduler closes.
-func (s *server) worker() {
-	defer s.wg.Done()
-	for {
-		j, ok := s.sched.next()
-		if !ok {
-			return
-		}
-		s.runJob(j)
-	}
+// verifyWorker is River's worker of verifications.
+type verifyWorker struct {
+	river.WorkerDefaults[verifyArgs]
+	s *server
 }
 
-// resume queues a job that was running when the process stopped. Its
-// worker first concludes the check runs the stopped run left open, or,
-// after MaxAttempts runs the process did not survive, concludes the job
-// as failure without running it.
-func (s *server) resume(j *Job) { s.sched.add(j) }
-
-// runJob runs one verification and publishes it. Each publishing step
-// gets its own budget (publishCtx), counted from when the step starts, so
-// a verification that takes longer than publishTimeout still publishes.
-// A publish that fails is stored (keepUnpublished): a later attempt, or
-// the next start, concludes the check runs and the gate.
-func (s *server) runJob(j *Job) {
-	if j.State == StatePublish {
-		s.republish(j)
-		return
+// Work runs one verification. The job's state (its check runs, the runs
+// the process did not survive, what failed to publish) is in the App's
+// table: a job that a stopped or killed process left comes back here,
+// on any replica, and finds it there.
+func (w *verifyWorker) Work(ctx context.Context, job *river.Job[verifyArgs]) error {
+	s := w.s
+	j := &job.Args.Job
+	st, ok, err := s.q.loadState(ctx, j.Delivery)
+	if err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancelCause(s.ctx)
+	if ok {
+		j = st
+	}
+	j.RiverID = job.ID
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	outcome, err := s.runJob(ctx, j)
+	s.metrics.Job(kindVerify, outcome)
+	return err
+}
+
+// runJob runs one verification and publishes it, and returns the
+// outcome for /metrics and the error for River: a snooze to publish
+// again later or to run again after a stop. Each publishing step gets
+// its own budget (publishCtx), counted from when the step starts, so a
+// verification that takes longer than publishTimeout still publishes.
+// A publish that fails is stored (keepUnpublished): a later attempt
+// concludes the check runs and the gate.
+//
+// The run stops when River cancels ctx: a newer push cancelled the job
+// (JobCancel; River tells the replica that runs it by a notification on
+// Postgres and by polling on SQLite), or when the server stops after the
+// grace period (errShutdown on s.ctx).
+func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
+	if j.State == StatePublish {
+		return s.republish(rctx, j)
+	}
+	ctx, cancel := context.WithCancelCause(rctx)
 	defer cancel(nil)
-	s.sched.started(j, cancel)
-	defer s.sched.finished(j)
-	log := s.log.With(append([]any{"delivery", j.Delivery}, jobAttrs(j)...)...)
+	// The database writes outlive a cancel of the run.
+	dbctx := context.WithoutCancel(rctx)
+	stopAfter := context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
+	defer stopAfter()
+	log := s.log.With(append([]any{"delivery", j.Delivery, "job", j.RiverID}, jobAttrs(j)...)...)
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		log.Error("installation client", "error", err)
-		return
+		return "error", err
 	}
-	if j.State == StateRunning && j.Attempts >= MaxAttempts {
-		pubCtx, pubCancel := s.publishCtx(ctx)
-		defer pubCancel()
-		s.crashed(pubCtx, in, j, log)
-		return
+	if j.State == StateRunning {
+		// The process that ran it stopped or died during the run.
+		if j.Attempts >= s.cfg.maxAttempts() {
+			pubCtx, pubCancel := s.publishCtx(ctx)
+			defer pubCancel()
+			s.crashed(pubCtx, in, j, log)
+			return "crashed", nil
+		}
+		log.Info("a run stopped with its process; it runs again", "attempts", j.Attempts)
+		s.recoverRuns(dbctx, j)
 	}
 	if len(j.CheckRunIDs) > 0 {
 		pubCtx, pubCancel := s.publishCtx(ctx)
@@ -79,16 +104,17 @@ func (s *server) runJob(j *Job) {
 		}
 		j.CheckRunIDs = nil
 	}
-	if newer, ok := s.sched.superseded(j); ok {
+	if newer, ok := s.superseded(dbctx, j); ok {
 		pubCtx, pubCancel := s.publishCtx(ctx)
 		defer pubCancel()
 		s.cancelled(pubCtx, in, j, nil, newer, log)
-		return
+		return "superseded", nil
 	}
 	j.State = StateRunning
 	j.Attempts++
-	if err := s.store.Put(j); err != nil {
+	if err := s.q.saveState(dbctx, j); err != nil {
 		log.Error("store the job", "error", err)
+		return "error", err
 	}
 	start := time.Now()
 	log.Info("verification starts", "attempt", j.Attempts)
@@ -103,26 +129,28 @@ func (s *server) runJob(j *Job) {
 	readGate := sess.Gate
 	sess.Gate = func(ctx context.Context) checks.Gate { g := readGate(ctx); gate = &g; return g }
 	rep, err := s.execute(ctx, in, j, sess)
-	switch cause := context.Cause(ctx); {
-	case errors.As(cause, new(supersededError)):
-		var se supersededError
-		errors.As(cause, &se)
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			// A stop is not a crash: the attempt does not count. The
+			// runs stay open; the next run concludes them.
+			j.Attempts--
+			if err := s.q.saveState(dbctx, j); err != nil {
+				log.Error("store the job", "error", err)
+			}
+			log.Info("the server stops; the run goes back to the queue")
+			return "stopped", river.JobSnooze(0)
+		}
+		newer, _ := s.superseded(dbctx, j)
 		pubCtx, pubCancel := s.publishCtx(ctx)
 		defer pubCancel()
-		s.cancelled(pubCtx, in, j, sess.Runs(), se.newer, log)
-		return
-	case errors.Is(cause, errShutdown):
-		// A stop is not a crash: the attempt does not count. The runs
-		// stay open; the next start concludes them (recoverRuns).
-		j.Attempts--
-		if err := s.store.Put(j); err != nil {
-			log.Error("store the job", "error", err)
-		}
-		log.Info("the server stops; the run starts again at the next start")
-		return
+		s.cancelled(pubCtx, in, j, sess.Runs(), newer, log)
+		return "superseded", nil
 	}
 	defer s.removeWork(j)
 	s.metrics.Run(time.Since(start))
+	if ctx.Err() != nil {
+		err = fmt.Errorf("the verification ran longer than the rescue time (%v, serve --rescue-after): %w", s.rescueAfter(), ctx.Err())
+	}
 	if err != nil {
 		err = redacted{err}
 		log.Error("verification failed", "error", err)
@@ -137,10 +165,24 @@ func (s *server) runJob(j *Job) {
 		if gate == nil {
 			gate = &checks.Gate{PolicyErr: errors.New("the gate's policy was not read")}
 		}
-		s.keepUnpublished(j, newUnpublished(rep, err, *gate, sess.Runs()), perr, log)
-		return
+		return "unpublished", s.keepUnpublished(ctx, j, newUnpublished(rep, err, *gate, sess.Runs()), perr, log)
 	}
 	s.forget(j)
+	if err != nil {
+		return "failure", nil
+	}
+	return "verified", nil
+}
+
+// superseded returns the newer head of j's pull request, if a newer
+// push queued one.
+func (s *server) superseded(ctx context.Context, j *Job) (string, bool) {
+	latest, err := s.q.latestHead(ctx, prKeyOf(j))
+	if err != nil {
+		s.log.Warn("read the newest head", "delivery", j.Delivery, "error", err)
+		return "", false
+	}
+	return latest, latest != "" && !strings.EqualFold(latest, j.HeadSHA)
 }
 
 // redacted is an error whose text has no GitHub token (a clone error
@@ -228,7 +270,7 @@ func (s *server) execute(ctx context.Context, in *githubapi.Installation, j *Job
 	for _, r := range sess.Runs() {
 		j.CheckRunIDs = append(j.CheckRunIDs, r.ID)
 	}
-	if err := s.store.Put(j); err != nil {
+	if err := s.q.saveState(ctx, j); err != nil {
 		return nil, err
 	}
 	return sess.RunVerify(ctx)
@@ -308,4 +350,12 @@ func webOrigin(cloneURL string) string {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
+}
+
+// rescueAfter is Config.RescueAfter or its default.
+func (s *server) rescueAfter() time.Duration {
+	if s.cfg.RescueAfter > 0 {
+		return s.cfg.RescueAfter
+	}
+	return DefaultRescueAfter
 }

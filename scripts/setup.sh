@@ -12,6 +12,8 @@ have_cmd git || need_pkgs+=(git)
 have_cmd bash || need_pkgs+=(bash)
 have_cmd bwrap || need_pkgs+=(bubblewrap)
 have_cmd shellcheck || need_pkgs+=(shellcheck)
+# The App's tests run against PostgreSQL too (scripts/pg.sh starts it).
+[ -x /usr/lib/postgresql/15/bin/postgres ] || need_pkgs+=(postgresql-15)
 if [ "${TV_SETUP_BENCH:-0}" = 1 ]; then have_cmd hyperfine || need_pkgs+=(hyperfine); fi
 # Python packages come from Debian and are used with Debian's own python3,
 # which need not be the python3 first on PATH.

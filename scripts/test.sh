@@ -40,6 +40,12 @@ GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$bin/staticcheck" ./...
 step "actionlint"
 bash .github/actionlint.sh
 step "go test -race"
+# The App's tests run against SQLite and against a real PostgreSQL, which
+# scripts/pg.sh starts on a unix socket in a temporary folder and this
+# script stops however it ends.
+eval "$(bash scripts/pg.sh start)"
+trap 'bash scripts/pg.sh stop "$PG_DIR"; rm -rf "${made[@]}"' EXIT
+export TEMPLATE_VERIFY_TEST_DATABASE_URL=$PG_URL
 # A race report prints when the race happens; the second the race
 # detector waits at every process exit only slows the test binaries and the
 # children they start again.

@@ -19,9 +19,14 @@ import (
 	"github.com/formula-code/template-verify/internal/secrets"
 )
 
-// cmdServe runs the GitHub App: `template-verify serve`. Every flag has
-// an environment variable; a flag wins over its variable.
+// cmdServe runs the GitHub App: `template-verify serve`, or `serve
+// migrate` to bring the database to the current schema and exit. Every
+// flag has an environment variable; a flag wins over its variable.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	migrate := len(args) > 0 && args[0] == "migrate"
+	if migrate {
+		args = args[1:]
+	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	appID := fs.String("app-id", "", "the GitHub App id (TEMPLATE_VERIFY_APP_ID)")
@@ -32,7 +37,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	slug := fs.String("app-slug", "", "the App's slug; empty: read from GET /app (TEMPLATE_VERIFY_APP_SLUG)")
 	workers := fs.Int("workers", 2, "verifications that run at once (TEMPLATE_VERIFY_WORKERS)")
 	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
-	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the queue file and the clones (TEMPLATE_VERIFY_DATA_DIR)")
+	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the clones and, without --database-url, of the queue's SQLite file (TEMPLATE_VERIFY_DATA_DIR)")
+	databaseURL := fs.String("database-url", "", "a Postgres URL, postgres://USER@HOST/DB, that replicas share; empty: the SQLite file in --data-dir (TEMPLATE_VERIFY_DATABASE_URL)")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address alone, not on --listen (TEMPLATE_VERIFY_METRICS_ADDR)")
+	rescueAfter := fs.Duration("rescue-after", app.DefaultRescueAfter, "how long a job may run before it counts as left by a replica that died and runs again; longer than any verification (TEMPLATE_VERIFY_RESCUE_AFTER)")
+	replica := fs.String("replica", "", "this replica's name in /metrics and in the queue, unique per database; empty: host name, process id and a random suffix (TEMPLATE_VERIFY_REPLICA)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
 	credDir := fs.String("credentials-dir", "", "the folder of the App id, key and webhook secret that --register writes, read when no flag or variable gives them; empty: DATA_DIR/app (TEMPLATE_VERIFY_CREDENTIALS_DIR)")
 	register := fs.Bool("register", false, "serve the registration page instead: it creates the App on GitHub from app.yml and writes its credentials to --credentials-dir")
@@ -61,6 +70,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if *credDir == "" {
 		*credDir = filepath.Join(*dataDir, "app")
+	}
+	if migrate {
+		if err := app.Migrate(ctx, app.Config{DataDir: *dataDir, DatabaseURL: *databaseURL}); err != nil {
+			fmt.Fprintf(stderr, "template-verify serve migrate: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintln(stdout, "template-verify serve migrate: the database is at the current schema")
+		return exitPass
 	}
 	if *register {
 		if *publicURL == "" {
@@ -111,7 +128,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	err = app.ListenAndServe(ctx, app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
-		AllowUnsandboxed: *allowUnsandboxed,
+		AllowUnsandboxed: *allowUnsandboxed, DatabaseURL: *databaseURL, MetricsAddr: *metricsAddr, Replica: *replica,
+		RescueAfter: *rescueAfter,
 	}, *listen)
 	switch {
 	case errors.Is(err, app.ErrConfig):
@@ -163,6 +181,10 @@ var serveEnv = map[string]string{
 	"workers":             "TEMPLATE_VERIFY_WORKERS",
 	"nice":                "TEMPLATE_VERIFY_NICE",
 	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
+	"database-url":        "TEMPLATE_VERIFY_DATABASE_URL",
+	"metrics-addr":        "TEMPLATE_VERIFY_METRICS_ADDR",
+	"replica":             "TEMPLATE_VERIFY_REPLICA",
+	"rescue-after":        "TEMPLATE_VERIFY_RESCUE_AFTER",
 	"shutdown-grace":      "TEMPLATE_VERIFY_SHUTDOWN_GRACE",
 	"allow-unsandboxed":   "TEMPLATE_VERIFY_ALLOW_UNSANDBOXED",
 	"sandbox":             "TEMPLATE_VERIFY_SANDBOX",

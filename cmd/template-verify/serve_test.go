@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/formula-code/template-verify/app"
 )
 
 // Bad serve settings stop the start with exit 2 and a message that names
@@ -52,5 +55,25 @@ func clearServeEnv(t *testing.T) {
 	for _, name := range names {
 		t.Setenv(name, "") // restores the old value after the test
 		os.Unsetenv(name)
+	}
+}
+
+// `serve migrate` brings the SQLite file in the data folder to River's
+// and the App's schema and exits; a second run finds nothing to do.
+func TestServeMigrate(t *testing.T) {
+	clearServeEnv(t)
+	dir := t.TempDir()
+	for i := 0; i < 2; i++ {
+		code, stdout, stderr := invoke(t, "serve", "migrate", "--data-dir", dir)
+		if code != exitPass || !strings.Contains(stdout, "current schema") {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr:\n%s", i+1, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, app.SQLiteFile)); err != nil {
+		t.Fatalf("no database: %v", err)
+	}
+	code, _, stderr := invoke(t, "serve", "migrate", "--data-dir", dir, "--database-url", "mysql://x")
+	if code != exitFail || !strings.Contains(stderr, "postgres://") {
+		t.Fatalf("a URL that is not Postgres: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -61,19 +61,19 @@ func landlockABI() int {
 // llHandled is what a ruleset for abi controls: everything that ABI knows.
 func llHandled(abi int) unix.LandlockRulesetAttr {
 	var a unix.LandlockRulesetAttr
-	a.Access_fs = llFSv1
+	a.Handled_access_fs = llFSv1
 	if abi >= 2 {
-		a.Access_fs |= llFSRefer
+		a.Handled_access_fs |= llFSRefer
 	}
 	if abi >= 3 {
-		a.Access_fs |= llFSTruncate
+		a.Handled_access_fs |= llFSTruncate
 	}
 	if abi >= 5 {
-		a.Access_fs |= llFSIoctlDev
+		a.Handled_access_fs |= llFSIoctlDev
 	}
 	if abi >= 4 {
 		// No rule allows a port: no TCP bind or connect at all.
-		a.Access_net = llNetTCP
+		a.Handled_access_net = llNetTCP
 	}
 	if abi >= 6 {
 		// No signals to processes outside the sandbox, no connect to an
@@ -103,7 +103,7 @@ func rulesetFD(abi int, rules landlockRules) (int, error) {
 		}
 	}()
 	add := func(path string, access uint64) error {
-		access &= attr.Access_fs
+		access &= attr.Handled_access_fs
 		pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return nil // a path that does not exist is not reachable

@@ -1,0 +1,512 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Job kinds and queues of River.
+const (
+	kindAnnounce  = "template_verify_announce"
+	kindVerify    = "template_verify_verify"
+	kindPrune     = "template_verify_prune"
+	queueAnnounce = "announce"
+	queueVerify   = "verify"
+)
+
+// announceArgs is an accepted delivery: the announcer finds its pull
+// request, decides whether its code may run and queues the verification.
+type announceArgs struct {
+	Job Job `json:"job"`
+}
+
+func (announceArgs) Kind() string { return kindAnnounce }
+
+// verifyArgs is one verification. River keeps one job per Head (unique
+// jobs): a second delivery of the same pull-request head is skipped while
+// the first waits, runs or is remembered as completed. A person's request
+// for a new run carries its delivery in Request, so that it may run a
+// head again.
+type verifyArgs struct {
+	Job     Job    `json:"job"`
+	Head    string `json:"head" river:"unique"`
+	Request string `json:"request,omitempty" river:"unique"`
+}
+
+func (verifyArgs) Kind() string { return kindVerify }
+
+// pruneArgs is the periodic job that forgets old delivery ids.
+type pruneArgs struct{}
+
+func (pruneArgs) Kind() string { return kindPrune }
+
+// errOlderHead is returned by enqueueVerify when a head of the pull
+// request whose delivery came later is queued already. It wraps
+// errDuplicate.
+var errOlderHead = fmt.Errorf("%w: a newer push of the pull request is queued", errDuplicate)
+
+// announceHold is how long a verification job waits, scheduled, for its
+// announcer to make its queued check run before the announcer makes it
+// available. When the announcer's process dies in between, the job runs
+// after the hold without that run.
+const announceHold = 10 * time.Minute
+
+// queue is the App's view of River and its own tables, for either driver.
+type queue interface {
+	// admit records the delivery keys (errDuplicate when one is known)
+	// and, when j is not nil, inserts its announce job, in one
+	// transaction. A non-request job whose head is already queued gets
+	// errSameHead.
+	admit(ctx context.Context, keys []string, j *Job) error
+	// enqueueVerify inserts j's verification, scheduled (see
+	// announceHold), makes it the newest head of its pull request, and
+	// returns the job id and the jobs of the pull request's older heads.
+	// errSameHead: the head has a job.
+	enqueueVerify(ctx context.Context, j *Job) (id int64, older []int64, err error)
+	// release makes a scheduled verification available now.
+	release(ctx context.Context, id int64) error
+	// cancel asks River to cancel a job, also one that runs on another
+	// replica. It returns the job's delivery and whether the job was
+	// waiting (then nothing runs it again: the caller concludes it).
+	cancel(ctx context.Context, id int64) (delivery string, waited bool, err error)
+	// headBusy says whether a job of j's head waits or runs.
+	headBusy(ctx context.Context, j *Job) (bool, error)
+	// latestHead is the newest queued head of a pull request ("" none).
+	latestHead(ctx context.Context, prKey string) (string, error)
+	saveState(ctx context.Context, j *Job) error
+	loadState(ctx context.Context, delivery string) (*Job, bool, error)
+	deleteState(ctx context.Context, delivery string) error
+	// prune forgets delivery ids and pull-request heads older than cut.
+	prune(ctx context.Context, cut time.Time) (int64, error)
+	// depth counts the verifications that wait and that run, over all
+	// replicas.
+	depth(ctx context.Context) (waiting, running int, err error)
+	// wakePublishes makes the verifications that wait to publish again
+	// available now: a new process may publish what the last could not.
+	wakePublishes(ctx context.Context) error
+	// unfinished counts the announce and verify jobs that wait or run.
+	unfinished(ctx context.Context) (int, error)
+	migrate(ctx context.Context) error
+	start(ctx context.Context) error
+	stop(ctx context.Context) error
+	close()
+	clientID() string
+}
+
+// riverQueue is queue for one River driver.
+type riverQueue[TTx any] struct {
+	client *river.Client[TTx]
+	ops    sqlOps[TTx]
+	mig    func(ctx context.Context) error
+	s      *server
+}
+
+// riverConfig is the River configuration of the server: the announce
+// and verify queues, the periodic prune on the leader, and RescueAfter as
+// both the job timeout and RescueStuckJobsAfter, for the jobs of a
+// process that died.
+func (s *server) riverConfig(pollOnly bool) *river.Config {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &announceWorker{s: s})
+	river.AddWorker(workers, &verifyWorker{s: s})
+	river.AddWorker(workers, &pruneWorker{s: s})
+	rescue := s.rescueAfter()
+	cfg := &river.Config{
+		ID:     s.replica,
+		Logger: s.log.With("component", "river"),
+		Queues: map[string]river.QueueConfig{
+			queueAnnounce:      {MaxWorkers: s.cfg.Announcers},
+			queueVerify:        {MaxWorkers: s.cfg.Workers},
+			river.QueueDefault: {MaxWorkers: 1},
+		},
+		Workers: workers,
+		// River rescues only jobs of a worker with a timeout, once they
+		// ran longer than it: a verification gets RescueAfter, then its
+		// run stops and concludes as failure with that reason.
+		JobTimeout:                  rescue,
+		RescueStuckJobsAfter:        rescue,
+		CompletedJobRetentionPeriod: deliveryTTL,
+		// SQLite has no LISTEN/NOTIFY: River polls for new jobs and for
+		// cancels (JobCancel of a job that runs here), every 2 s.
+		PollOnly:          pollOnly,
+		FetchCooldown:     20 * time.Millisecond,
+		FetchPollInterval: s.cfg.pollInterval(),
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.pruneEvery()), func() (river.JobArgs, *river.InsertOpts) {
+				return pruneArgs{}, nil
+			}, &river.PeriodicJobOpts{RunOnStart: true, ID: kindPrune}),
+		},
+	}
+	return cfg
+}
+
+// openQueue opens the database of the configuration and River on it.
+func (s *server) openQueue(ctx context.Context) (queue, error) {
+	if isPostgresURL(s.cfg.DatabaseURL) {
+		pool, ops, err := openPostgres(ctx, s.cfg.DatabaseURL)
+		if err != nil {
+			return nil, err
+		}
+		client, err := river.NewClient(riverpgxv5.New(pool), s.riverConfig(false))
+		if err != nil {
+			ops.close()
+			return nil, fmt.Errorf("River: %w", err)
+		}
+		return &riverQueue[pgx.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }}, nil
+	}
+	if s.cfg.DatabaseURL != "" {
+		return nil, errors.New("the database URL must start with postgres:// (or leave it empty for the SQLite file in the data folder)")
+	}
+	db, ops, err := openSQLite(s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	client, err := river.NewClient(riversqlite.New(db), s.riverConfig(true))
+	if err != nil {
+		ops.close()
+		return nil, fmt.Errorf("River: %w", err)
+	}
+	return &riverQueue[*sql.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }}, nil
+}
+
+func nowUnix() int64 { return time.Now().Unix() }
+
+// prKeyOf names the pull request of j (GitHub's names ignore case).
+func prKeyOf(j *Job) string {
+	return strings.ToLower(j.FullName()) + "#" + strconv.Itoa(j.PR)
+}
+
+// headOf names the head of j; "" while the announcer has not found it.
+func headOf(j *Job) string {
+	if j == nil || j.PR <= 0 || j.HeadSHA == "" || j.Owner == "" || j.Repo == "" {
+		return ""
+	}
+	return prKeyOf(j) + "@" + strings.ToLower(j.HeadSHA)
+}
+
+func (q *riverQueue[TTx]) clientID() string { return q.client.ID() }
+
+func (q *riverQueue[TTx]) migrate(ctx context.Context) error { return q.mig(ctx) }
+
+func (q *riverQueue[TTx]) start(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("start River: %w", err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) stop(ctx context.Context) error {
+	if err := q.client.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stop River: %w", err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) close() { q.ops.close() }
+
+func (q *riverQueue[TTx]) admit(ctx context.Context, keys []string, j *Job) error {
+	now := nowUnix()
+	var dup error
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		dup = nil
+		for _, k := range keys {
+			n, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_deliveries (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k, now)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				dup = errDuplicate
+				return dup
+			}
+		}
+		if j == nil {
+			return nil
+		}
+		if h := headOf(j); h != "" && !j.Request {
+			var head string
+			err := q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if strings.EqualFold(head, j.HeadSHA) {
+				// The delivery stays recorded; the job is not stored.
+				dup = fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
+				return nil
+			}
+		}
+		_, err := q.client.InsertTx(ctx, tx, announceArgs{Job: *j}, &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries})
+		return err
+	})
+	if errors.Is(err, errDuplicate) && !errors.Is(err, errSameHead) {
+		return errDuplicate
+	}
+	if err != nil {
+		return fmt.Errorf("store delivery %s: %w", j.deliveryOr(keys), err)
+	}
+	return dup
+}
+
+// deliveryOr is j's delivery, or the first key when j is nil.
+func (j *Job) deliveryOr(keys []string) string {
+	if j != nil {
+		return j.Delivery
+	}
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+func (q *riverQueue[TTx]) enqueueVerify(ctx context.Context, j *Job) (int64, []int64, error) {
+	args := verifyArgs{Job: *j, Head: headOf(j)}
+	if j.Request {
+		args.Request = j.Delivery
+	}
+	var id int64
+	var older []int64
+	accepted := j.Accepted.UnixNano()
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		older = nil
+		// A head is newer when its delivery was accepted later: the
+		// announcers of two pushes may run in either order.
+		var oldHead string
+		var oldID, oldAt int64
+		err := q.ops.query1(ctx, tx, `SELECT head_sha, job_id, at FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &oldHead, &oldID, &oldAt)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if found && !strings.EqualFold(oldHead, j.HeadSHA) && oldAt > accepted {
+			return errOlderHead
+		}
+		res, err := q.client.InsertTx(ctx, tx, args, &river.InsertOpts{
+			Queue: queueVerify, MaxAttempts: verifyMaxAttempts,
+			ScheduledAt: time.Now().Add(announceHold),
+			UniqueOpts:  river.UniqueOpts{ByArgs: true},
+		})
+		if err != nil {
+			return err
+		}
+		if res.UniqueSkippedAsDuplicate {
+			return errSameHead
+		}
+		id = res.Job.ID
+		if found && !strings.EqualFold(oldHead, j.HeadSHA) {
+			older = append(older, oldID)
+		}
+		_, err = q.ops.exec(ctx, tx, `INSERT INTO template_verify_heads (pr_key, head_sha, job_id, at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (pr_key) DO UPDATE SET head_sha = excluded.head_sha, job_id = excluded.job_id, at = excluded.at`,
+			prKeyOf(j), strings.ToLower(j.HeadSHA), id, accepted)
+		return err
+	})
+	if errors.Is(err, errOlderHead) {
+		return 0, nil, err
+	}
+	if errors.Is(err, errSameHead) {
+		return 0, nil, fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("queue the verification of %s: %w", short(j.HeadSHA), err)
+	}
+	return id, older, nil
+}
+
+func (q *riverQueue[TTx]) release(ctx context.Context, id int64) error {
+	if _, err := q.client.JobRetry(ctx, id); err != nil {
+		return fmt.Errorf("make job %d available: %w", id, err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) cancel(ctx context.Context, id int64) (string, bool, error) {
+	before, err := q.client.JobGet(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	row, err := q.client.JobCancel(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	var args verifyArgs
+	if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+		return "", false, fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	waited := row.State == rivertype.JobStateCancelled && waitsOrRuns(before.State) && before.State != rivertype.JobStateRunning
+	return args.Job.Delivery, waited, nil
+}
+
+// waitsOrRuns says whether a job state still waits or runs.
+func waitsOrRuns(s rivertype.JobState) bool {
+	switch s {
+	case rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable,
+		rivertype.JobStateScheduled, rivertype.JobStatePending:
+		return true
+	}
+	return false
+}
+
+func (q *riverQueue[TTx]) headBusy(ctx context.Context, j *Job) (bool, error) {
+	var head string
+	var id int64
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT head_sha, job_id FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head, &id)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the head of #%d: %w", j.PR, err)
+	}
+	if !strings.EqualFold(head, j.HeadSHA) {
+		return false, nil
+	}
+	row, err := q.client.JobGet(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read job %d: %w", id, err)
+	}
+	return waitsOrRuns(row.State), nil
+}
+
+func (q *riverQueue[TTx]) latestHead(ctx context.Context, prKey string) (string, error) {
+	var head string
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKey}, &head)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the newest head of %s: %w", prKey, err)
+	}
+	return head, nil
+}
+
+func (q *riverQueue[TTx]) saveState(ctx context.Context, j *Job) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", j.Delivery, err)
+	}
+	err = q.ops.inTx(ctx, func(tx TTx) error {
+		_, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_jobs (delivery, data) VALUES ($1, $2)
+			ON CONFLICT (delivery) DO UPDATE SET data = excluded.data`, j.Delivery, string(data))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store job %s: %w", j.Delivery, err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) loadState(ctx context.Context, delivery string) (*Job, bool, error) {
+	var data string
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT data FROM template_verify_jobs WHERE delivery = $1`, []any{delivery}, &data)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read job %s: %w", delivery, err)
+	}
+	j := &Job{}
+	if err := json.Unmarshal([]byte(data), j); err != nil {
+		return nil, false, fmt.Errorf("read job %s: %w", delivery, err)
+	}
+	return j, true, nil
+}
+
+func (q *riverQueue[TTx]) deleteState(ctx context.Context, delivery string) error {
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		_, err := q.ops.exec(ctx, tx, `DELETE FROM template_verify_jobs WHERE delivery = $1`, delivery)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete job %s: %w", delivery, err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) prune(ctx context.Context, cut time.Time) (int64, error) {
+	var n int64
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		var err error
+		if n, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE at < $1`, cut.Unix()); err != nil {
+			return err
+		}
+		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("forget old deliveries: %w", err)
+	}
+	return n, nil
+}
+
+func (q *riverQueue[TTx]) depth(ctx context.Context) (waiting, running int, err error) {
+	err = q.ops.inTx(ctx, func(tx TTx) error {
+		if err := q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind = $1 AND state IN ('available', 'retryable', 'scheduled')`, []any{kindVerify}, &waiting); err != nil {
+			return err
+		}
+		return q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, []any{kindVerify}, &running)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("queue depth: %w", err)
+	}
+	return waiting, running, nil
+}
+
+func (q *riverQueue[TTx]) unfinished(ctx context.Context) (int, error) {
+	var n int
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind IN ($1, $2)
+			AND state IN ('available', 'retryable', 'scheduled', 'running', 'pending')`, []any{kindAnnounce, kindVerify}, &n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count the jobs: %w", err)
+	}
+	return n, nil
+}
+
+func (q *riverQueue[TTx]) wakePublishes(ctx context.Context) error {
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kindVerify).States(rivertype.JobStateScheduled).First(10000))
+	if err != nil {
+		return fmt.Errorf("list the waiting verifications: %w", err)
+	}
+	for _, row := range res.Jobs {
+		var args verifyArgs
+		if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+			continue
+		}
+		j, ok, err := q.loadState(ctx, args.Job.Delivery)
+		if err != nil {
+			return err
+		}
+		if ok && j.State == StatePublish {
+			if err := q.release(ctx, row.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

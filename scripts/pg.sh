@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Starts Debian's PostgreSQL 15 in a temporary folder: initdb there, a unix
+# socket there, no TCP port, as the current user (as root: as nobody, since
+# postgres refuses to run as root). Three ways to use it:
+#
+#   scripts/pg.sh                 start, print the URL, wait; stop on exit (Ctrl-C)
+#   scripts/pg.sh run CMD ARGS…   start, run CMD with TEMPLATE_VERIFY_TEST_DATABASE_URL
+#                                 set to the URL, stop; exits with CMD's status
+#   eval "$(scripts/pg.sh start)" start in the background; sets PG_URL and PG_DIR
+#   scripts/pg.sh stop "$PG_DIR"  stop it and remove the folder
+#
+# The URL's user is the cluster's superuser, so tests may create a database
+# each. Durability is off (fsync, synchronous_commit): the data is thrown away.
+set -euo pipefail
+
+bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
+if [ ! -x "$bin/postgres" ]; then
+  echo "pg.sh: no PostgreSQL 15 in $bin; install it: apt-get install -y --no-install-recommends postgresql-15 (scripts/setup.sh does as root)" >&2
+  exit 1
+fi
+
+as_user=()
+user=$(id -un)
+if [ "$(id -u)" = 0 ]; then
+  user=nobody
+  as_user=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --)
+fi
+
+start() {
+  # /tmp, not TMPDIR: a unix socket path must stay under 108 bytes, and
+  # nobody must be able to reach the folder.
+  dir=$(mktemp -d /tmp/tv-pg-XXXXXX)
+  chmod 755 "$dir"
+  if [ "$user" = nobody ]; then chown nobody "$dir"; fi
+  "${as_user[@]}" "$bin/initdb" -D "$dir/data" -U "$user" --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
+  if ! "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+    -o "-k $dir -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    start >/dev/null; then
+    cat "$dir/postgres.log" >&2
+    rm -rf "$dir"
+    exit 1
+  fi
+  url="postgres:///postgres?host=$dir&user=$user&sslmode=disable"
+}
+
+stop() {
+  local d=$1
+  if [ -d "$d/data" ]; then
+    "${as_user[@]}" "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$d"
+}
+
+case "${1:-}" in
+start)
+  start
+  printf 'PG_URL=%q\nPG_DIR=%q\n' "$url" "$dir"
+  ;;
+stop)
+  stop "${2:?pg.sh stop DIR}"
+  ;;
+run)
+  shift
+  start
+  trap 'stop "$dir"' EXIT
+  TEMPLATE_VERIFY_TEST_DATABASE_URL=$url "$@"
+  ;;
+"")
+  start
+  trap 'stop "$dir"' EXIT
+  trap 'exit 0' INT TERM
+  echo "$url"
+  while :; do sleep 3600 & wait $!; done
+  ;;
+*)
+  echo "usage: pg.sh [start | stop DIR | run CMD ARGS…]" >&2
+  exit 2
+  ;;
+esac
