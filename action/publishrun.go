@@ -161,9 +161,9 @@ var errNoPull = errors.New("nothing to publish on")
 func (r *runner) pullOfRun(ctx context.Context, client *github.Client, wr workflowRun) (*github.PullRequest, error) {
 	numbers := wr.PRs
 	if len(numbers) == 0 {
-		prs, _, err := client.PullRequests.ListPullRequestsWithCommit(ctx, r.owner, r.repo, wr.HeadSHA, &github.ListOptions{PerPage: 100})
+		prs, err := githubapi.PullsWithHead(ctx, client, r.owner, r.repo, wr.HeadSHA)
 		if err != nil {
-			return nil, fmt.Errorf("find the pull request of commit %s: %w", wr.HeadSHA, err)
+			return nil, err
 		}
 		for _, p := range prs {
 			numbers = append(numbers, p.GetNumber())

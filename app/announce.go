@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/riverqueue/river"
 
 	"github.com/formula-code/template-verify/internal/githubapi"
@@ -160,15 +159,12 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 // when the event lacks its head, base or author.
 func (s *server) resolvePull(ctx context.Context, in *githubapi.Installation, j *Job) error {
 	if j.PR == 0 {
-		prs, _, err := in.Client.PullRequests.ListPullRequestsWithCommit(ctx, j.Owner, j.Repo, j.HeadSHA, &github.ListOptions{PerPage: 100})
+		prs, err := githubapi.PullsWithHead(ctx, in.Client, j.Owner, j.Repo, j.HeadSHA)
 		if err != nil {
-			return fmt.Errorf("find the pull request of %s: %w", short(j.HeadSHA), err)
+			return err
 		}
-		for _, p := range prs {
-			if p.GetHead().GetSHA() == j.HeadSHA && p.GetState() != "closed" {
-				j.PR = p.GetNumber()
-				break
-			}
+		if len(prs) > 0 {
+			j.PR = prs[0].GetNumber()
 		}
 		if j.PR == 0 {
 			return drop("no open pull request has head %s", short(j.HeadSHA))
