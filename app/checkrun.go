@@ -8,36 +8,31 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/formula-code/template-verify/internal/githubapi"
-	"github.com/formula-code/template-verify/internal/markdown"
+	"github.com/formula-code/template-verify/internal/words"
+	"github.com/formula-code/template-verify/publish"
 	"github.com/formula-code/template-verify/report"
 )
 
 // RunName is the name of the App's own check run. It is made when a
 // delivery is accepted and concludes with the verification.
-const RunName = "template-verify"
-
-func ptr[T any](v T) *T { return &v }
+const RunName = publish.AppRunName
 
 // rerunAction is the button on the App's check run.
 var rerunAction = []*github.CheckRunAction{{
 	Label: "Run verification", Description: "Run template-verify on this commit", Identifier: RerunAction,
 }}
 
-func output(title, summary string) *github.CheckRunOutput {
-	return &github.CheckRunOutput{Title: ptr(markdown.CutChars(title, report.MaxTitleChars)), Summary: ptr(markdown.CutBytes(summary, report.MaxOutputBytes, ""))}
+// appRun writes the App's own check run of j's repository through publish.
+func (s *server) appRun(in *githubapi.Installation, j *Job) publish.AppRun {
+	return publish.AppRun{Client: in.Client, Owner: j.Owner, Repo: j.Repo, Now: s.cfg.Clock.Now, Actions: rerunAction}
 }
 
 // createQueued makes the App's check run as queued.
 func (s *server) createQueued(ctx context.Context, in *githubapi.Installation, j *Job) (int64, error) {
-	cr, _, err := in.Client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
-		Name: RunName, HeadSHA: j.HeadSHA, Status: ptr("queued"), ExternalID: ptr(j.Delivery),
-		Output: output("The verification is queued",
-			fmt.Sprintf("template-verify verifies %s of pull request #%d. It starts when a worker is free.", code(short(j.HeadSHA)), j.PR)),
+	return s.appRun(in, j).CreateQueued(ctx, j.HeadSHA, j.Delivery, report.RunOutput{
+		Title:   "The verification is queued",
+		Summary: fmt.Sprintf("template-verify verifies %s of pull request #%d. It starts when a worker is free.", code(short(j.HeadSHA)), j.PR),
 	})
-	if err != nil {
-		return 0, fmt.Errorf("create the queued check run: %w", err)
-	}
-	return cr.GetID(), nil
 }
 
 // createNeutral makes a completed neutral run that says how to start the
@@ -46,16 +41,8 @@ func (s *server) createNeutral(ctx context.Context, in *githubapi.Installation, 
 	summary := why + "\n\nFor this reason template-verify does not run the code of this pull request by itself. " +
 		"A maintainer reads the change first. Then the maintainer starts the verification with a pull-request comment that says `" + CommandWord + "`. " +
 		"A maintainer can also use the \"Run verification\" button of this check run."
-	_, _, err := in.Client.Checks.CreateCheckRun(ctx, j.Owner, j.Repo, github.CreateCheckRunOptions{
-		Name: RunName, HeadSHA: j.HeadSHA, Status: ptr("completed"), Conclusion: ptr("neutral"),
-		ExternalID: ptr(j.Delivery), CompletedAt: &github.Timestamp{Time: s.cfg.Clock.Now()},
-		Output:  output("A maintainer must start the verification", summary),
-		Actions: rerunAction,
-	})
-	if err != nil {
-		return fmt.Errorf("create the neutral check run: %w", err)
-	}
-	return nil
+	return s.appRun(in, j).CreateCompleted(ctx, j.HeadSHA, j.Delivery, "neutral",
+		report.RunOutput{Title: "A maintainer must start the verification", Summary: summary})
 }
 
 // setRun changes the App's check run: status in_progress, or completed
@@ -64,51 +51,16 @@ func (s *server) setRun(ctx context.Context, in *githubapi.Installation, j *Job,
 	if j.RunID == 0 {
 		return nil
 	}
-	opts := github.UpdateCheckRunOptions{Name: RunName, Output: output(title, summary)}
-	if conclusion == "" {
-		opts.Status = ptr("in_progress")
-	} else {
-		opts.Status, opts.Conclusion = ptr("completed"), ptr(conclusion)
-		opts.CompletedAt = &github.Timestamp{Time: s.cfg.Clock.Now()}
-		opts.Actions = rerunAction
-	}
-	if _, _, err := in.Client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, j.RunID, opts); err != nil {
-		return fmt.Errorf("update the check run %q: %w", RunName, err)
-	}
-	return nil
+	return s.appRun(in, j).Set(ctx, j.RunID, conclusion, report.RunOutput{Title: title, Summary: summary})
 }
 
 // closeRuns concludes every run of ids that is not completed yet.
 func (s *server) closeRuns(ctx context.Context, in *githubapi.Installation, j *Job, ids []int64, conclusion, title, summary string) error {
-	var first error
-	for _, id := range ids {
-		cr, _, err := in.Client.Checks.GetCheckRun(ctx, j.Owner, j.Repo, id)
-		if err != nil {
-			first = firstErr(first, fmt.Errorf("read check run %d: %w", id, err))
-			continue
-		}
-		if cr.GetStatus() == "completed" {
-			continue
-		}
-		_, _, err = in.Client.Checks.UpdateCheckRun(ctx, j.Owner, j.Repo, id, github.UpdateCheckRunOptions{
-			Name: cr.GetName(), Status: ptr("completed"), Conclusion: ptr(conclusion),
-			CompletedAt: &github.Timestamp{Time: s.cfg.Clock.Now()}, Output: output(title, summary),
-		})
-		if err != nil {
-			first = firstErr(first, fmt.Errorf("conclude check run %d: %w", id, err))
-		}
-	}
-	return first
+	return s.appRun(in, j).ConcludeOpen(ctx, ids, conclusion, report.RunOutput{Title: title, Summary: summary})
 }
 
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func code(s string) string { return "`" + s + "`" }
+// code is the shared inline code span.
+var code = words.Code
 
 // publishTimeout is the budget of one publishing step (one request
 // series: the runs and the comment, the App's run), counted from when the

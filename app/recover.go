@@ -2,14 +2,8 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/google/go-github/v62/github"
-
-	"github.com/formula-code/template-verify/publish"
 )
 
 // recoverTimeout bounds the look-up of the runs a stopped run left open.
@@ -42,25 +36,5 @@ func (s *server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := publish.RunName("")
-	opts := &github.ListCheckRunsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	var ids []int64
-	for {
-		res, resp, err := in.Client.Checks.ListCheckRunsForRef(ctx, j.Owner, j.Repo, j.HeadSHA, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the check runs of %s: %w", short(j.HeadSHA), err)
-		}
-		for _, cr := range res.CheckRuns {
-			if app := cr.GetApp().GetID(); app != 0 && app != s.cfg.AppID {
-				continue
-			}
-			if strings.HasPrefix(cr.GetName(), prefix) && cr.GetStatus() != "completed" {
-				ids = append(ids, cr.GetID())
-			}
-		}
-		if resp.NextPage == 0 {
-			return ids, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return s.appRun(in, j).OpenSessionRuns(ctx, j.HeadSHA, s.cfg.AppID)
 }
