@@ -242,10 +242,10 @@ func Migrate(ctx context.Context, cfg Config) error {
 func migrateSQLite(ctx context.Context, db *sql.DB, ops sqlOps[*sql.Tx]) error {
 	m, err := rivermigrate.New(riversqlite.New(db), nil)
 	if err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
+		return fmt.Errorf("migrations of the queue (River): %w", err)
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
+		return fmt.Errorf("migrations of the queue (River): %w", err)
 	}
 	return migrateOwn(ctx, ops, dialectSQLite)
 }
@@ -264,10 +264,10 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, ops sqlOps[pgx.Tx]
 	}()
 	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
 	if err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
+		return fmt.Errorf("migrations of the queue (River): %w", err)
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
+		return fmt.Errorf("migrations of the queue (River): %w", err)
 	}
 	return migrateOwn(ctx, ops, dialectPostgres)
 }

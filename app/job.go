@@ -98,13 +98,6 @@ var errDuplicate = errors.New("duplicate delivery")
 // runs or ran. It wraps errDuplicate.
 var errSameHead = fmt.Errorf("%w: the same head", errDuplicate)
 
-// supersededError is the cause of a run stopped by a newer push.
-type supersededError struct{ newer string }
-
-func (e supersededError) Error() string {
-	return fmt.Sprintf("a newer push (%s) replaced this commit", short(e.newer))
-}
-
 func short(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]

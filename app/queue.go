@@ -162,7 +162,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 		client, err := river.NewClient(riverpgxv5.New(pool), s.riverConfig(false))
 		if err != nil {
 			ops.close()
-			return nil, fmt.Errorf("River: %w", err)
+			return nil, fmt.Errorf("the queue (River): %w", err)
 		}
 		return &riverQueue[pgx.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }}, nil
 	}
@@ -176,7 +176,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 	client, err := river.NewClient(riversqlite.New(db), s.riverConfig(true))
 	if err != nil {
 		ops.close()
-		return nil, fmt.Errorf("River: %w", err)
+		return nil, fmt.Errorf("the queue (River): %w", err)
 	}
 	return &riverQueue[*sql.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }}, nil
 }
