@@ -2,7 +2,6 @@ package restore
 
 import (
 	"context"
-	"github.com/formula-code/template-verify/internal/fixture"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/fixture"
 
 	"github.com/formula-code/template-verify/config"
 )

@@ -1,0 +1,124 @@
+// The App's own rows beside River's jobs: the state of a job by delivery, its pruning, and the queue's depth for /metrics.
+
+package app
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+func (q *riverQueue[TTx]) saveState(ctx context.Context, j *Job) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", j.Delivery, err)
+	}
+	err = q.ops.inTx(ctx, func(tx TTx) error {
+		_, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_jobs (delivery, data) VALUES ($1, $2)
+			ON CONFLICT (delivery) DO UPDATE SET data = excluded.data`, j.Delivery, string(data))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store job %s: %w", j.Delivery, err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) loadState(ctx context.Context, delivery string) (*Job, bool, error) {
+	var data string
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT data FROM template_verify_jobs WHERE delivery = $1`, []any{delivery}, &data)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read job %s: %w", delivery, err)
+	}
+	j := &Job{}
+	if err := json.Unmarshal([]byte(data), j); err != nil {
+		return nil, false, fmt.Errorf("read job %s: %w", delivery, err)
+	}
+	return j, true, nil
+}
+
+func (q *riverQueue[TTx]) deleteState(ctx context.Context, delivery string) error {
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		_, err := q.ops.exec(ctx, tx, `DELETE FROM template_verify_jobs WHERE delivery = $1`, delivery)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete job %s: %w", delivery, err)
+	}
+	return nil
+}
+
+func (q *riverQueue[TTx]) prune(ctx context.Context, cut time.Time) (int64, error) {
+	var n int64
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		var err error
+		if n, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE at < $1`, cut.Unix()); err != nil {
+			return err
+		}
+		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("forget old deliveries: %w", err)
+	}
+	return n, nil
+}
+
+func (q *riverQueue[TTx]) depth(ctx context.Context) (waiting, running int, err error) {
+	err = q.ops.inTx(ctx, func(tx TTx) error {
+		if err := q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind = $1 AND state IN ('available', 'retryable', 'scheduled')`, []any{kindVerify}, &waiting); err != nil {
+			return err
+		}
+		return q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, []any{kindVerify}, &running)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("queue depth: %w", err)
+	}
+	return waiting, running, nil
+}
+
+func (q *riverQueue[TTx]) unfinished(ctx context.Context) (int, error) {
+	var n int
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		return q.ops.query1(ctx, tx, `SELECT count(*) FROM river_job WHERE kind IN ($1, $2)
+			AND state IN ('available', 'retryable', 'scheduled', 'running', 'pending')`, []any{kindAnnounce, kindVerify}, &n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count the jobs: %w", err)
+	}
+	return n, nil
+}
+
+func (q *riverQueue[TTx]) wakePublishes(ctx context.Context) error {
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(kindVerify).States(rivertype.JobStateScheduled).First(10000))
+	if err != nil {
+		return fmt.Errorf("list the waiting verifications: %w", err)
+	}
+	for _, row := range res.Jobs {
+		var args verifyArgs
+		if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+			continue
+		}
+		j, ok, err := q.loadState(ctx, args.Job.Delivery)
+		if err != nil {
+			return err
+		}
+		if ok && j.State == StatePublish {
+			if err := q.release(ctx, row.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
