@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // The App comments as the Action does by default (comment mode changes):
@@ -21,7 +22,7 @@ func TestAppCommentModeAndDescription(t *testing.T) {
 	v := &stubVerify{}
 	var mu sync.Mutex
 	var descriptions []string
-	h.start(func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	h.start(func(ctx context.Context, in verify.Options) (*report.Report, error) {
 		rep, err := v.fn(ctx, in)
 		if rep != nil {
 			rep.Templates = nil // the pull request changes no template

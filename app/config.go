@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/githubapi"
 	"github.com/formula-code/template-verify/internal/nice"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // DefaultAPIURL is GitHub's public REST API.
@@ -28,23 +28,12 @@ var sandboxAvailable = sandbox.Available
 // DefaultNice is the nice level of the processes that runs start.
 const DefaultNice = 10
 
-// VerifyInput is what one verification gets.
-type VerifyInput struct {
-	Dir      string // the clone, with base and head fetched
-	Base     string
-	Head     string
-	RepoName string // owner/name
-	Log      *slog.Logger
-	// Description is the pull request's body (verify.Options.Description).
-	Description string
-	// Checks builds the checks; nil: verify.DefaultChecks. The worker
-	// passes the defaults with a release ledger that reads the gate runs
-	// of merged pull requests through the installation's client.
-	Checks func() []checks.Check
-}
-
-// VerifyFunc runs one verification. The default runs verify.Run.
-type VerifyFunc func(ctx context.Context, in VerifyInput) (*report.Report, error)
+// VerifyFunc runs one verification: verify.Run, which tests replace. The
+// worker fills RepoDir (the clone, with base and head fetched), Base,
+// Head, RepoName, Log, Description (the pull request's body) and Checks
+// (the defaults with a release ledger that reads the gate runs of merged
+// pull requests through the installation's client).
+type VerifyFunc func(ctx context.Context, opts verify.Options) (*report.Report, error)
 
 // Config configures the App server.
 type Config struct {

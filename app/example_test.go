@@ -11,7 +11,7 @@ import (
 	"github.com/formula-code/template-verify/internal/githttp"
 )
 
-// TestRealExample runs the App's own verification (defaultVerify: every
+// TestRealExample runs the App's own verification (verify.Run: every
 // default check, as in production) on the example repository, served over
 // git smart HTTP, for the good head and the bad head. The check runs and
 // conclusions are those of the CLI's demo goldens.
@@ -29,7 +29,7 @@ func TestRealExample(t *testing.T) {
 	h.git = githttp.Start(t, root)
 	h.repo = fixtureRepo{base: built.Base}
 	h.checks = nil // the default checks' names
-	h.start(nil)   // nil: defaultVerify
+	h.start(nil)   // nil: verify.Run
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("server log:\n%s", h.logs.String())

@@ -10,6 +10,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // headWith commits files on a branch from the fixture's base and returns
@@ -45,14 +46,14 @@ func (h *harness) headWith(branch string, files map[string]string) string {
 }
 
 // failingRender reports a failing render check.
-func failingRender(_ context.Context, in VerifyInput) (*report.Report, error) {
+func failingRender(_ context.Context, in verify.Options) (*report.Report, error) {
 	res := []checks.Result{{Check: "render", Conclusion: checks.Failure, Title: "The render fails", Summary: "test.sh: undefined variable"}}
 	return &report.Report{Repo: in.RepoName, Base: in.Base, Head: in.Head, BaseRev: in.Base, HeadRev: in.Head,
 		Results: res, Overall: checks.Failure, ConfigSource: report.DefaultsSource}, nil
 }
 
 // notRunRender reports a render check that did not run.
-func notRunRender(_ context.Context, in VerifyInput) (*report.Report, error) {
+func notRunRender(_ context.Context, in verify.Options) (*report.Report, error) {
 	res := []checks.Result{{Check: "render", Conclusion: checks.NotRun, Title: "No python", Summary: "render did not run"}}
 	return &report.Report{Repo: in.RepoName, Base: in.Base, Head: in.Head, BaseRev: in.Base, HeadRev: in.Head,
 		Results: res, Overall: checks.NotRun, ConfigSource: report.DefaultsSource}, nil
@@ -85,7 +86,7 @@ func TestAppFailsClosed(t *testing.T) {
 			// The real verification: the head's config does not decode.
 			name:   "unknown config key at head",
 			files:  map[string]string{".github/template-verify.yml": "version: 1\nfoo: 1\n", "templates/a/test.sh": "echo changed\n"},
-			verify: func(*harness) VerifyFunc { return defaultVerify },
+			verify: func(*harness) VerifyFunc { return verify.Run },
 			want:   map[string]string{"template-verify / gate": "failure foo", "template-verify / render": "failure foo", RunName: "failure foo"},
 		},
 		{
@@ -94,7 +95,7 @@ func TestAppFailsClosed(t *testing.T) {
 			name:  "panic in the verification",
 			files: map[string]string{"templates/a/test.sh": "echo changed\n"},
 			verify: func(*harness) VerifyFunc {
-				return func(context.Context, VerifyInput) (*report.Report, error) { panic("index out of range [3]") }
+				return func(context.Context, verify.Options) (*report.Report, error) { panic("index out of range [3]") }
 			},
 			want: map[string]string{"template-verify / gate": "failure range", "template-verify / render": "failure range", RunName: "failure range"},
 		},

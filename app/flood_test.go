@@ -26,6 +26,7 @@ import (
 	"github.com/formula-code/template-verify/internal/githttp"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // floodServerEnv, when set to a folder, makes the test binary an App
@@ -66,7 +67,7 @@ func runFloodServer(dir string) error {
 		return err
 	}
 	stub := &stubVerify{}
-	verify := func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	verifyFn := func(ctx context.Context, in verify.Options) (*report.Report, error) {
 		for {
 			if _, err := os.Stat(plan.GoFile); err == nil {
 				break
@@ -86,7 +87,7 @@ func runFloodServer(dir string) error {
 	}
 	srv, err := newServer(Config{
 		AppID: testAppID, PrivateKey: key, WebhookSecret: []byte(testSecret), APIURL: plan.APIURL,
-		DataDir: plan.DataDir, Workers: 2, Verify: verify, Checks: []string{"render"},
+		DataDir: plan.DataDir, Workers: 2, Verify: verifyFn, Checks: []string{"render"},
 		DatabaseURL: plan.DatabaseURL, RescueAfter: plan.RescueAfter, PollInterval: 50 * time.Millisecond,
 		Clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), WriteInterval: -1,
 		Log: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),

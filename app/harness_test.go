@@ -27,6 +27,7 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 const (
@@ -133,7 +134,7 @@ type stubVerify struct {
 	envs    [][]string
 }
 
-func (v *stubVerify) fn(ctx context.Context, in VerifyInput) (*report.Report, error) {
+func (v *stubVerify) fn(ctx context.Context, in verify.Options) (*report.Report, error) {
 	v.calls.Add(1)
 	if v.started != nil {
 		v.started <- in.Head
@@ -145,7 +146,7 @@ func (v *stubVerify) fn(ctx context.Context, in VerifyInput) (*report.Report, er
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	data, ok, err := gitx.Repo{Dir: in.Dir}.ReadFile(ctx, in.Head, "templates/a/test.sh")
+	data, ok, err := gitx.Repo{Dir: in.RepoDir}.ReadFile(ctx, in.Head, "templates/a/test.sh")
 	if err != nil || !ok {
 		return nil, fmt.Errorf("the clone lacks the head: %v", err)
 	}

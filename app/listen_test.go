@@ -11,6 +11,7 @@ import (
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // ListenAndServe answers on its address until the context ends, then
@@ -33,7 +34,7 @@ func TestListenAndServe(t *testing.T) {
 		done <- ListenAndServe(ctx, Config{
 			AppID: 9, PrivateKey: keyPEM(appKey(t)), WebhookSecret: []byte(testSecret), APIURL: gh.URL,
 			DataDir: t.TempDir(),
-			Verify:  func(context.Context, VerifyInput) (*report.Report, error) { return nil, errors.New("not called") },
+			Verify:  func(context.Context, verify.Options) (*report.Report, error) { return nil, errors.New("not called") },
 		}, addr)
 	}()
 	url := fmt.Sprintf("http://%s/healthz", addr)

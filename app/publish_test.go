@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 // budgets makes publishing contexts whose budget the test ends: expire
@@ -47,7 +48,7 @@ func TestPublishAfterALongVerification(t *testing.T) {
 	b := &budgets{}
 	h.setup = func(s *server) { s.publishBudget = b.make }
 	v := &stubVerify{}
-	h.start(func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	h.start(func(ctx context.Context, in verify.Options) (*report.Report, error) {
 		b.expire() // the budgets made before the verification run out
 		return v.fn(ctx, in)
 	})
@@ -81,7 +82,7 @@ func publishFails(h *harness, setup func(*server)) *failingWrites {
 	h.transport = fw
 	h.setup = setup
 	v := &stubVerify{}
-	h.start(func(ctx context.Context, in VerifyInput) (*report.Report, error) {
+	h.start(func(ctx context.Context, in verify.Options) (*report.Report, error) {
 		fw.on.Store(true)
 		return v.fn(ctx, in)
 	})

@@ -106,7 +106,7 @@ func newServer(cfg Config) (*server, error) {
 		},
 	}
 	if s.verify == nil {
-		s.verify = defaultVerify
+		s.verify = verify.Run
 	}
 	if s.checks == nil {
 		for _, c := range verify.DefaultChecks() {

@@ -19,14 +19,6 @@ import (
 	"github.com/formula-code/template-verify/verify"
 )
 
-// defaultVerify runs verify.Run with the default checks.
-func defaultVerify(ctx context.Context, in VerifyInput) (*report.Report, error) {
-	return verify.Run(ctx, verify.Options{
-		RepoDir: in.Dir, Base: in.Base, Head: in.Head, RepoName: in.RepoName, Log: in.Log,
-		Description: in.Description, Checks: in.Checks,
-	})
-}
-
 // verifyWorker is River's worker of verifications.
 type verifyWorker struct {
 	river.WorkerDefaults[verifyArgs]
@@ -212,8 +204,8 @@ func (s *server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *
 		FailTitle:   "The verification stopped",
 		FailSummary: "template-verify could not finish the verification: ",
 		Verify: func(ctx context.Context) (*report.Report, error) {
-			rep, err := s.verify(ctx, VerifyInput{
-				Dir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
+			rep, err := s.verify(ctx, verify.Options{
+				RepoDir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
 				Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
 			})
 			if err != nil {

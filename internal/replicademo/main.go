@@ -51,6 +51,7 @@ import (
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/plan"
 	"github.com/formula-code/template-verify/report"
+	"github.com/formula-code/template-verify/verify"
 )
 
 const (
@@ -114,13 +115,13 @@ func replica(args []string) error {
 // reports one passing render check on a changed template (so the App
 // comments).
 func stubVerify(pace time.Duration) app.VerifyFunc {
-	return func(ctx context.Context, in app.VerifyInput) (*report.Report, error) {
+	return func(ctx context.Context, in verify.Options) (*report.Report, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(pace):
 		}
-		data, ok, err := gitx.Repo{Dir: in.Dir}.ReadFile(ctx, in.Head, "templates/a/test.sh")
+		data, ok, err := gitx.Repo{Dir: in.RepoDir}.ReadFile(ctx, in.Head, "templates/a/test.sh")
 		if err != nil || !ok {
 			return nil, fmt.Errorf("the clone lacks the head: %v", err)
 		}
