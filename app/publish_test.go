@@ -140,3 +140,31 @@ func TestFailedPublishIsDoneAtTheNextStart(t *testing.T) {
 		t.Errorf("the next start verified again %d times; want only a publish", v.calls.Load())
 	}
 }
+
+// While a new push is verified, the App's comment shows "verifying <sha>…"
+// over the previous result, and the result of the new push replaces it.
+func TestNewPushShowsVerifying(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first, second := h.repo.heads[0], h.repo.heads[1]
+	v := &stubVerify{block: second, started: make(chan string, 8)}
+	h.start(v.fn)
+	h.runPR(30, first)
+	cs := h.gh.Comments(testFull, 30)
+	if len(cs) != 1 || strings.Contains(cs[0].Body, "Verifying") {
+		t.Fatalf("after the first push: %d comments, want 1 without a verifying line", len(cs))
+	}
+	previous := cs[0].Body
+	h.addPull(30, second, false)
+	h.send("pull_request", "fc-"+second[:8], h.pullPayload("synchronize", 30, second, false))
+	want := "Verifying `" + second[:12] + "`…"
+	h.waitFor("the verifying line", func() bool {
+		cs := h.gh.Comments(testFull, 30)
+		return len(cs) == 1 && strings.Contains(cs[0].Body, want)
+	})
+	body := h.gh.Comments(testFull, 30)[0].Body
+	// The previous result stays under the line.
+	if !strings.Contains(body, report.WithoutVerifying(previous)[len(report.Marker):]) {
+		t.Errorf("the verifying comment lost the previous result:\n%s", body)
+	}
+}

@@ -265,6 +265,11 @@ func (s *server) execute(ctx context.Context, in *githubapi.Installation, j *Job
 	if err := s.q.saveState(ctx, j); err != nil {
 		return nil, err
 	}
+	// The comment shows "verifying <sha>…" over the previous result until
+	// Finish replaces it; a failure here costs only that line.
+	if _, err := sess.MarkVerifying(ctx); err != nil {
+		s.log.Warn("the comment does not show that a new push is verified", append(jobAttrs(j), "error", err)...)
+	}
 	return sess.RunVerify(ctx)
 }
 
