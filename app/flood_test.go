@@ -238,7 +238,10 @@ func floodThenKill(t *testing.T, dbURL string) {
 		t.Fatal(err)
 	}
 	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond,
-		DatabaseURL: dbURL, RescueAfter: 30 * time.Second})
+		// RescueAfter is also River's job timeout: the jobs that wait for
+		// the go file wait through the whole flood, which took over 30 s
+		// on a loaded machine (load 22).
+		DatabaseURL: dbURL, RescueAfter: 90 * time.Second})
 	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +327,7 @@ func floodThenKill(t *testing.T, dbURL string) {
 	second := startFloodServer(t, dir, 2)
 	// River's leader rescues the killed server's runs every 30 s, once
 	// they ran RescueAfter; the new server must first become the leader.
-	waitUntil(t, 150*time.Second, "every head finished and the server idle", func() bool {
+	waitUntil(t, 5*time.Minute, "every head finished and the server idle", func() bool {
 		if countCompleted(h, RunName) < prs {
 			return false
 		}

@@ -164,8 +164,11 @@ func TestEventLabelIsBoundedAndSigned(t *testing.T) {
 	if strings.Contains(m, "evil-") || strings.Contains(m, "made_up") {
 		t.Errorf("/metrics has an unsigned or unknown event name")
 	}
-	if grew := len(h.logs.String()) - logBefore; grew > 8<<10 {
-		t.Errorf("the log grew by %d bytes for two deliveries", grew)
+	// The 200 KB event name is cut in the log. Only what the two
+	// deliveries wrote counts: the queue logs on its own at the same time
+	// (on a loaded machine, 8 KB in one run).
+	if grew := h.logs.String()[logBefore:]; strings.Contains(grew, strings.Repeat("E", 200)) {
+		t.Errorf("the log has the huge event name uncut (%d bytes since the two deliveries)", len(grew))
 	}
 }
 
