@@ -35,6 +35,7 @@ func TestRequestsOfOneVerifiedPR(t *testing.T) {
 		"PATCH /repos/octo/hello/check-runs/N",               // App: its run, in progress
 		"POST /repos/octo/hello/check-runs",                  // session: render
 		"POST /repos/octo/hello/check-runs",                  // session: gate
+		"GET /repos/octo/hello/issues/N/comments",            // session: a comment to mark "verifying"? (none yet)
 		"PATCH /repos/octo/hello/check-runs/N",               // session: render done
 		"PATCH /repos/octo/hello/check-runs/N",               // session: gate done
 		"GET /repos/octo/hello/issues/N/comments",            // session: find the comment
