@@ -15,19 +15,13 @@ func pythonLists(src string) []List {
 	nl := newlines(src)
 	var lists []List
 	for i := 0; i < len(src); {
+		if next, ok, err := skipCommentOrString(src, i, nl); err != nil {
+			return lists // an unterminated string ends the file's lists
+		} else if ok {
+			i = next
+			continue
+		}
 		switch c := src[i]; c {
-		case '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case '\'', '"':
-			p := &pyReader{src: src, pos: i, nl: nl}
-			if _, err := p.oneString(false); err != nil {
-				return lists // an unterminated string ends the file's lists
-			}
-			i = p.pos
-			continue
 		case '[', '(', '{':
 			if !displayStart(src, i) {
 				break

@@ -30,19 +30,13 @@ func PythonList(src, name string) ([]Item, error) {
 			}
 		}
 		lineStart = false
+		if next, ok, err := skipCommentOrString(src, i, nl); err != nil {
+			return nil, err
+		} else if ok {
+			i = next
+			continue
+		}
 		switch c := src[i]; c {
-		case '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case '\'', '"':
-			p := &pyReader{src: src, pos: i, nl: nl}
-			if _, err := p.oneString(false); err != nil {
-				return nil, err
-			}
-			i = p.pos
-			continue
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
@@ -66,6 +60,26 @@ func PythonList(src, name string) ([]Item, error) {
 		return nil, fmt.Errorf("%s: %w", name, lastErr)
 	}
 	return items, nil
+}
+
+// skipCommentOrString returns the offset just after the comment or the
+// string literal that starts at i, and true; or false when none starts
+// there. An unterminated string is an error.
+func skipCommentOrString(src string, i int, nl []int) (int, bool, error) {
+	switch src[i] {
+	case '#':
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		return i, true, nil
+	case '\'', '"':
+		p := &pyReader{src: src, pos: i, nl: nl}
+		if _, err := p.oneString(false); err != nil {
+			return i, false, err
+		}
+		return p.pos, true, nil
+	}
+	return i, false, nil
 }
 
 // pyReader reads Python literals (also Jinja's, which are the same for
