@@ -64,7 +64,7 @@ func TestRealExample(t *testing.T) {
 		}
 		for name, conclusion := range wantRuns {
 			if c := got[name]; c.Conclusion != conclusion {
-				t.Errorf("%s: %s concluded %q (%s), want %q", short(sha), name, c.Conclusion, c.Title, conclusion)
+				t.Errorf("%s: %s concluded %q (%s), want %q\n%s\n%s", short(sha), name, c.Conclusion, c.Title, conclusion, c.Summary, c.Text)
 			}
 		}
 	}
