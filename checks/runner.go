@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/loadclock"
 )
 
 // Progress receives one event when a check starts and one when it ends.
@@ -51,7 +53,7 @@ func (r *Runner) runOne(ctx context.Context, in *Input, c Check) (res Result) {
 	}
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if limit > 0 {
-		cctx, cancel = context.WithTimeout(ctx, limit)
+		cctx, cancel = loadclock.WithTimeout(ctx, limit)
 	}
 	cctx = withWork(cctx, name, r.Progress) // AddWork, WorkDone
 	defer func() {
@@ -74,7 +76,7 @@ func (r *Runner) runOne(ctx context.Context, in *Input, c Check) (res Result) {
 		if ctxErr != nil && res.Conclusion != Failure {
 			if errors.Is(ctxErr, context.DeadlineExceeded) && ctx.Err() == nil {
 				res.Conclusion = TimedOut
-				res.Title = fmt.Sprintf("The check ran past its time limit of %s", limit)
+				res.Title = fmt.Sprintf("The check ran past its time limit of %s%s", limit, loadclock.Wall(limit, time.Since(start)))
 			} else {
 				res.Conclusion = Cancelled
 				res.Title = "The verification was cancelled"

@@ -12,6 +12,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx/gittest"
+	"github.com/formula-code/template-verify/internal/loadclock"
 )
 
 // resolveCheck fails unless every planned template resolves to a template
@@ -88,8 +89,8 @@ type deadlineCheck struct{ got *time.Duration }
 
 func (deadlineCheck) Name() string { return "render" }
 func (d deadlineCheck) Run(ctx context.Context, _ *checks.Input) checks.Result {
-	if dl, ok := ctx.Deadline(); ok {
-		*d.got = time.Until(dl)
+	if limit, ok := loadclock.Limit(ctx); ok {
+		*d.got = limit
 	} else {
 		*d.got = -1
 	}

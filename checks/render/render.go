@@ -11,6 +11,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/loadclock"
 	"github.com/formula-code/template-verify/internal/words"
 	"github.com/formula-code/template-verify/plan"
 )
@@ -128,9 +129,11 @@ func stoppedEarly(ctx context.Context, res checks.Result, start time.Time, err e
 		return res
 	}
 	limit := "its time limit"
-	if dl, ok := ctx.Deadline(); ok {
-		// The runner sets the deadline a moment before Run starts; the
-		// limits are whole seconds.
+	if d, ok := loadclock.Limit(ctx); ok {
+		limit = "its time limit of " + d.String() + loadclock.Wall(d, time.Since(start))
+	} else if dl, ok := ctx.Deadline(); ok {
+		// A plain deadline, set a moment before Run started; the limits
+		// are whole seconds.
 		limit = "its time limit of " + dl.Sub(start).Round(time.Second).String()
 	}
 	res.Conclusion = checks.TimedOut

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/loadclock"
 )
 
 // A render that the check's time limit stops says so and names the limit;
@@ -16,7 +17,7 @@ func TestCheckTimeLimitIsNamed(t *testing.T) {
 	t.Parallel()
 	loop := "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}\n"
 	in := input(t, map[string]string{"tpl/a.txt": "a\n"}, map[string]string{"tpl/a.txt": "a\n", "tpl/loop.txt": loop})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := loadclock.WithTimeout(context.Background(), 2*time.Second) // as checks.Runner does
 	defer cancel()
 	c := New()
 	c.Python = noPython

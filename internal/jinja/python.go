@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/loadclock"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
 
@@ -116,7 +117,7 @@ func FindPython(ctx context.Context) (path string, version string, ok bool) {
 // manager's shim can find its interpreter, and asks for the interpreter's
 // real path and the Jinja2 version. The probe runs no code from a PR.
 func probePython(ctx context.Context, python string) (exe, version string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := loadclock.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-I", "-c", "import sys, jinja2; print(sys.executable); print(jinja2.__version__)")
 	out, err := cmd.Output()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/loadclock"
 	"github.com/formula-code/template-verify/internal/nice"
 )
 
@@ -302,7 +303,8 @@ func (w *worker) render(ctx context.Context, e *Env, name string, vars map[strin
 	if err := w.in.Flush(); err != nil {
 		return "", w.failed(file, err)
 	}
-	timer := time.NewTimer(lim.Time)
+	renderStart := time.Now()
+	timer := loadclock.NewTimer(lim.Time)
 	defer timer.Stop()
 	select {
 	case res := <-w.results:
@@ -317,7 +319,7 @@ func (w *worker) render(ctx context.Context, e *Env, name string, vars map[strin
 		return "", w.failed(file, nil)
 	case <-timer.C:
 		w.kill()
-		return "", &Error{File: file, Stopped: true, Msg: fmt.Sprintf("render of %s stopped: it took longer than the time limit of %s (limits.render_time)", file, lim.Time)}
+		return "", &Error{File: file, Stopped: true, Msg: fmt.Sprintf("render of %s stopped: it took longer than the time limit of %s (limits.render_time)%s", file, lim.Time, loadclock.Wall(lim.Time, time.Since(renderStart)))}
 	case <-ctx.Done():
 		w.kill()
 		return "", &Error{File: file, Stopped: true, Msg: fmt.Sprintf("render of %s stopped: the check's time limit ran out (%v)", file, ctx.Err())}

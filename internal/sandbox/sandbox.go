@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/formula-code/template-verify/internal/loadclock"
 	"github.com/formula-code/template-verify/internal/nice"
 )
 
@@ -111,7 +112,7 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 	}
 	if spec.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
+		ctx, cancel = loadclock.WithTimeout(ctx, spec.Timeout)
 		defer cancel()
 	}
 	maxOut := spec.MaxOutput
@@ -195,7 +196,7 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 	}
 	switch {
 	case timedOut:
-		out.Err = fmt.Errorf("killed after the time limit of %s", spec.Timeout)
+		out.Err = fmt.Errorf("killed after the time limit of %s%s", spec.Timeout, loadclock.Wall(spec.Timeout, out.Duration))
 	case ctx.Err() != nil:
 		out.Err = fmt.Errorf("cancelled: %w", ctx.Err())
 	case waitErr != nil && out.ExitCode == -1:
