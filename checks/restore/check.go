@@ -87,6 +87,9 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	// Only the failures this change causes are worth the shrink runs.
 	ri.shrunk = r.shrinkFailures(ctx, ri.random, func(i int) bool { return cmpAt(ri.cmp.Random, i).PreExisting })
 	ri.wall = time.Since(start)
+	if ctx.Err() != nil {
+		return cutShort(ctx, res, ri), nil
+	}
 	assemble(&res, ri)
 	if policyFailed {
 		res.Conclusion = checks.Failure
