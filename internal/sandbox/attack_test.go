@@ -26,7 +26,9 @@ func TestChildGetsOnlyStdFDs(t *testing.T) {
 	}
 	eachMode(t, func(t *testing.T, backend string) {
 		out := run(context.Background(), Spec{
-			Args: []string{"bash", "-c", `ls /proc/$$/fd | sort -n | tr '\n' ' '`}, Dir: t.TempDir(),
+			// ls writes to a file, not a pipe: while a pipeline starts,
+			// bash itself holds the pipe's ends, and ls would list them.
+			Args: []string{"bash", "-c", `ls /proc/$$/fd > fds.txt; sort -n fds.txt | tr '\n' ' '`}, Dir: t.TempDir(),
 			Sandbox: backend != BackendNone, Timeout: time.Minute,
 		}, backend)
 		if out.Err != nil || out.ExitCode != 0 {
