@@ -83,7 +83,7 @@ func supersededOnKilledReplica(t *testing.T, dbURL string) {
 	// The second replica takes the new push; its announcer cancels the
 	// old head's job, which runs on no live replica. Its rescue time is
 	// one that its own quick run stays well under.
-	h.config = func(c *Config) { c.RescueAfter = 20 * time.Second }
+	h.config = func(c *Config) { c.RescueAfter = 30 * time.Second }
 	h.start((&stubVerify{}).fn)
 	h.addPull(8, newer, false)
 	if got := h.send("pull_request", "push-2", h.pullPayload("synchronize", 8, newer, false)); got != http.StatusAccepted {
@@ -91,8 +91,9 @@ func supersededOnKilledReplica(t *testing.T, dbURL string) {
 	}
 	// The killed replica's leadership expires (15 s), River rescues the
 	// job once it ran the rescue time (a pass every 30 s), and the
-	// settle job concludes it after its margin (20 s here).
-	waitUntil(t, 4*time.Minute, "both heads concluded", func() bool {
+	// settle job (every 15 s here) concludes it after its margin (30 s
+	// here): about 2 minutes.
+	waitUntil(t, 5*time.Minute, "both heads concluded", func() bool {
 		return openRuns(old) == 0 && h.allDone(old, 3) && h.allDone(newer, 3) && h.idle()
 	}, h.seen, func() string { l := h.logs.String(); return "log:\n" + l[max(0, len(l)-6000):] })
 	for name, r := range h.runsOf(old) {
