@@ -21,7 +21,7 @@ import (
 	// was with bbolt. The cgo driver (mattn/go-sqlite3) is faster per
 	// statement; the App's writes are a few small rows per webhook. On
 	// this driver the answer's largest single cost is River's job insert,
-	// a fifth of it preparing the statement again (this driver keeps no
+	// much of it preparing the statement again (this driver keeps no
 	// prepared statements); BenchmarkWebhookAck and docs/replicas.md
 	// have the measured p99, which on the shared 2-core machine did not
 	// meet 50 ms on either driver.
