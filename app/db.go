@@ -19,10 +19,12 @@ import (
 	// Go. It needs no cgo, so `CGO_ENABLED=0 go build` and cross builds
 	// keep working and the release binary stays one static file, as it
 	// was with bbolt. The cgo driver (mattn/go-sqlite3) is faster per
-	// statement, but the App's writes are a few small rows per webhook
-	// and the webhook p99 at 200 deliveries/s is well inside its budget
-	// on this driver (BenchmarkWebhookAck, docs/replicas.md), so speed
-	// gives no reason to need a C compiler.
+	// statement; the App's writes are a few small rows per webhook. On
+	// this driver the answer's largest single cost is River's job insert,
+	// much of it preparing the statement again (this driver keeps no
+	// prepared statements); BenchmarkWebhookAck and docs/replicas.md
+	// have the measured p99, which on the shared 2-core machine did not
+	// meet 50 ms on either driver.
 	_ "modernc.org/sqlite"
 )
 

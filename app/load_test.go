@@ -3,11 +3,13 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -242,10 +244,12 @@ func loadOnce(b *testing.B, round, githubNice, appNice, busy int, dbURL string) 
 	sender := exec.Command(os.Args[0])
 	sender.Env = append(os.Environ(), loadSenderEnv+"="+dir)
 	sender.Stderr = os.Stderr
+	stopProfile := burstProfile(b)
 	b.ResetTimer()
 	start := time.Now()
 	out, err := sender.Output()
 	b.StopTimer()
+	stopProfile()
 	stopBurning()
 	if err != nil {
 		b.Fatalf("load sender: %v", err)
@@ -274,6 +278,27 @@ func loadOnce(b *testing.B, round, githubNice, appNice, busy int, dbURL string) 
 	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
 		res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent, res.Accepted, drain)
 	h.stop()
+}
+
+// burstProfileFlag names a CPU profile of the App's process while the
+// deliveries are sent (not while the runs drain):
+//
+//	go test -run XXX -bench WebhookAck/sqlite -benchtime 1x ./app -args -burstprofile /tmp/cpu.out
+var burstProfileFlag = flag.String("burstprofile", "", "write a CPU profile of the sending phase of the webhook benchmarks to this file")
+
+// burstProfile starts the CPU profile of -burstprofile and returns its stop.
+func burstProfile(b *testing.B) func() {
+	if *burstProfileFlag == "" {
+		return func() {}
+	}
+	f, err := os.Create(*burstProfileFlag)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func countCompleted(h *harness, name string) int {

@@ -96,6 +96,9 @@ type queue interface {
 	// wakePublishes makes the verifications that wait to publish again
 	// available now: a new process may publish what the last could not.
 	wakePublishes(ctx context.Context) error
+	// orphans lists the verification jobs River cancelled or discarded
+	// whose state the App keeps (see orphan).
+	orphans(ctx context.Context) ([]orphan, error)
 	// unfinished counts the announce and verify jobs that wait or run.
 	unfinished(ctx context.Context) (int, error)
 	migrate(ctx context.Context) error
@@ -122,6 +125,7 @@ func (s *server) riverConfig(pollOnly bool) *river.Config {
 	river.AddWorker(workers, &announceWorker{s: s})
 	river.AddWorker(workers, &verifyWorker{s: s})
 	river.AddWorker(workers, &pruneWorker{s: s})
+	river.AddWorker(workers, &settleWorker{s: s})
 	rescue := s.rescueAfter()
 	cfg := &river.Config{
 		ID:     s.replica,
@@ -147,6 +151,9 @@ func (s *server) riverConfig(pollOnly bool) *river.Config {
 			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.pruneEvery()), func() (river.JobArgs, *river.InsertOpts) {
 				return pruneArgs{}, nil
 			}, &river.PeriodicJobOpts{RunOnStart: true, ID: kindPrune}),
+			river.NewPeriodicJob(river.PeriodicInterval(s.settleEvery()), func() (river.JobArgs, *river.InsertOpts) {
+				return settleArgs{}, &river.InsertOpts{MaxAttempts: 1}
+			}, &river.PeriodicJobOpts{RunOnStart: true, ID: kindSettle}),
 		},
 	}
 	return cfg

@@ -122,3 +122,34 @@ func (q *riverQueue[TTx]) wakePublishes(ctx context.Context) error {
 	}
 	return nil
 }
+
+// orphanWhere selects the jobs whose delivery has a state row. SQLite
+// (3.38 and later, on its JSONB args) and Postgres read the same
+// operators.
+const orphanWhere = `EXISTS (SELECT 1 FROM template_verify_jobs s WHERE s.delivery = args->'job'->>'delivery')`
+
+func (q *riverQueue[TTx]) orphans(ctx context.Context) ([]orphan, error) {
+	params := river.NewJobListParams().Kinds(kindVerify).
+		States(rivertype.JobStateCancelled, rivertype.JobStateDiscarded).
+		Where(orphanWhere).First(1000)
+	res, err := q.client.JobList(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("list the finished verifications the App keeps: %w", err)
+	}
+	var out []orphan
+	for _, row := range res.Jobs {
+		var args verifyArgs
+		if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+			continue
+		}
+		o := orphan{id: row.ID, state: row.State, delivery: args.Job.Delivery, attempts: row.Attempt}
+		if row.FinalizedAt != nil {
+			o.finalized = *row.FinalizedAt
+		}
+		if n := len(row.Errors); n > 0 {
+			o.lastError = row.Errors[n-1].Error
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

@@ -32,7 +32,10 @@ type verifyWorker struct {
 func (w *verifyWorker) Work(ctx context.Context, job *river.Job[verifyArgs]) error {
 	s := w.s
 	j := &job.Args.Job
-	st, ok, err := s.q.loadState(ctx, j.Delivery)
+	// Not ctx: a newer push's cancel may come now, and the run must
+	// still conclude its check runs as superseded (runJob); a Work that
+	// fails on the cancelled ctx leaves them open.
+	st, ok, err := s.q.loadState(context.WithoutCancel(ctx), j.Delivery)
 	if err != nil {
 		return err
 	}
@@ -323,7 +326,7 @@ func commentMode(j *Job) publish.CommentMode {
 func (s *server) cancelled(ctx context.Context, in *githubapi.Installation, j *Job, runs []publish.RunInfo, newer string, log *slog.Logger) {
 	defer s.removeWork(j)
 	defer s.forget(j)
-	why := fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))
+	why := supersededWhy(j, newer)
 	if len(runs) > 0 {
 		var ids []int64
 		for _, r := range runs {
@@ -337,6 +340,12 @@ func (s *server) cancelled(ctx context.Context, in *githubapi.Installation, j *J
 		log.Warn("cancel the check run", "error", err)
 	}
 	log.Info("run cancelled", "newer", newer)
+}
+
+// supersededWhy is the summary of the runs of j's head, which the newer
+// head replaced.
+func supersededWhy(j *Job, newer string) string {
+	return fmt.Sprintf("A newer push (%s) replaced %s, so template-verify stopped this run. The run of the newer commit replaces it.", code(short(newer)), code(short(j.HeadSHA)))
 }
 
 // webOrigin is the scheme and host of a clone URL: the web server whose

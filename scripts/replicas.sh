@@ -7,8 +7,10 @@
 #
 #   heads 30, verified 30, comments 30, lost 0, run twice 0, p99 ack N ms
 #
-# and exits 0 only when every head was verified once with one comment and
-# no delivery was lost. Options go to replicademo (-heads, -deliveries, -pace).
+# and exits 0 only when every head was verified once with one comment, no
+# delivery was lost and every check run the App opened (a superseded head's
+# too) is concluded. Options go to replicademo (-heads, -deliveries, -pace,
+# -wait, -keep: keep the replicas' logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)

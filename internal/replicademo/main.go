@@ -6,7 +6,9 @@
 //
 //	heads 30, verified 30, comments 30, lost 0, run twice 0, p99 ack N ms
 //
-// and exits 0 only when every head was verified once with one comment.
+// and exits 0 only when every head was verified once with one comment
+// and every check run the App opened, a superseded head's too, is
+// concluded.
 //
 // The replicas are this program started again with the argument
 // "replica": each is app.ListenAndServe, the server of `template-verify
@@ -169,6 +171,7 @@ func demo() (bool, error) {
 	perHead := flag.Int("deliveries", 10, "deliveries per pull request (its superseded head's and its final head's)")
 	pace := flag.Duration("pace", 700*time.Millisecond, "how long one stub verification takes")
 	wait := flag.Duration("wait", 10*time.Minute, "how long to wait for the runs after the restart")
+	keep := flag.Bool("keep", false, "keep the work folder (the replicas' logs) and print its path")
 	flag.Parse()
 	if *dbURL == "" {
 		return false, errors.New("-database-url (or TEMPLATE_VERIFY_DATABASE_URL) is required")
@@ -177,7 +180,11 @@ func demo() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer os.RemoveAll(work)
+	if *keep {
+		fmt.Fprintln(os.Stderr, "replicademo: the work folder is", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
 	t := &tb{}
 	defer t.close()
 
@@ -376,6 +383,14 @@ func demo() (bool, error) {
 		return concluded() >= *prs && quiet(gh)
 	})
 
+	open := 0
+	for _, c := range gh.CheckRuns() {
+		if c.Status != "completed" {
+			open++
+			fmt.Fprintf(os.Stderr, "replicademo: check run %d %q of %s is still %s\n", c.ID, c.Name, c.HeadSHA, c.Status)
+		}
+	}
+
 	appRuns, gates := map[string]int{}, map[string]int{}
 	verified := map[string]bool{}
 	for _, c := range gh.CheckRuns() {
@@ -412,7 +427,7 @@ func demo() (bool, error) {
 	p99 := times[int(float64(len(times)-1)*0.99)]
 	fmt.Printf("heads %d, verified %d, comments %d, lost %d, run twice %d, p99 ack %d ms\n",
 		len(finals), nVerified, nComments, lost, twice, p99.Milliseconds())
-	ok := killed && nVerified == len(finals) && nComments == len(finals) && lost == 0 && twice == 0 && len(t.errs) == 0
+	ok := killed && open == 0 && nVerified == len(finals) && nComments == len(finals) && lost == 0 && twice == 0 && len(t.errs) == 0
 	for _, e := range t.errs {
 		fmt.Fprintln(os.Stderr, "fake GitHub:", e)
 	}
