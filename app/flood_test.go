@@ -237,12 +237,17 @@ func floodThenKill(t *testing.T, dbURL string) {
 	if err := os.WriteFile(keyFile, keyPEM(k), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond,
-		// RescueAfter is also River's job timeout: the jobs that wait for
-		// the go file wait through the whole flood, which took over 30 s
-		// on a loaded machine (load 22).
-		DatabaseURL: dbURL, RescueAfter: 90 * time.Second})
-	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
+	// RescueAfter is also River's job timeout. The first server's jobs
+	// wait for the go file through the whole flood, which took over 90 s
+	// beside a second test run (load 22): its limit is far away. The
+	// second server, started after the kill, is the leader that rescues
+	// the killed server's runs: its rescue time is short.
+	floodPlanFor := func(rescueAfter time.Duration) []byte {
+		plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: goFile, Pace: 100 * time.Millisecond,
+			DatabaseURL: dbURL, RescueAfter: rescueAfter})
+		return plan
+	}
+	if err := os.WriteFile(filepath.Join(dir, "server.json"), floodPlanFor(10*time.Minute), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -334,6 +339,9 @@ func floodThenKill(t *testing.T, dbURL string) {
 		t.Fatalf("every head finished before the kill; the test proves nothing")
 	}
 
+	if err := os.WriteFile(filepath.Join(dir, "server.json"), floodPlanFor(90*time.Second), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	second := startFloodServer(t, dir, 2)
 	// River's leader rescues the killed server's runs every 30 s, once
 	// they ran RescueAfter; the new server must first become the leader.
