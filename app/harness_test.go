@@ -330,9 +330,12 @@ func (h *harness) commentPayload(number int, login, body string) []byte {
 
 // waitFor polls cond for up to 60 s; on a timeout the test fails with
 // what the harness saw (h.seen).
+// waitFor waits until cond holds. The 5 min are a safety net for a
+// condition that never comes, not a speed limit: beside a second test run
+// (load 35) a stored publish took longer than the 60 s this once had.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	waitUntil(h.t, 60*time.Second, what, cond, h.seen)
+	waitUntil(h.t, 5*time.Minute, what, cond, h.seen)
 }
 
 // waitStarted waits for a stubbed verification to start; after 60 s the
