@@ -328,9 +328,8 @@ func (h *harness) commentPayload(number int, login, body string) []byte {
 	return b
 }
 
-// waitFor polls cond for up to 60 s; on a timeout the test fails with
-// what the harness saw (h.seen).
-// waitFor waits until cond holds. The 5 min are a safety net for a
+// waitFor polls cond for up to 5 min; on a timeout the test fails with
+// what the harness saw (h.seen). The 5 min are a safety net for a
 // condition that never comes, not a speed limit: beside a second test run
 // (load 35) a stored publish took longer than the 60 s this once had.
 func (h *harness) waitFor(what string, cond func() bool) {
