@@ -208,15 +208,22 @@ func TestPromiseNewPushCancelsOlderHeadOnAnyReplica(t *testing.T) {
 			t.Fatalf("the new push: %d", got)
 		}
 		h.waitFor("both heads concluded", func() bool { return h.idle() && h.allDone(old, 3) && h.allDone(newer, 3) })
-		for name, r := range h.runsOf(old) {
-			if r.Conclusion != "cancelled" || !strings.Contains(r.Summary, short(newer)) {
-				t.Errorf("old head %s: %s %q, want cancelled naming the newer head", name, r.Conclusion, r.Summary)
-			}
-		}
-		if r := h.runsOf(newer)["template-verify / gate"]; r.Conclusion != "success" {
-			t.Errorf("new head gate: %s", r.Conclusion)
-		}
+		checkSuperseded(t, h, old, newer)
 	})
+}
+
+// checkSuperseded checks that every run of the old head concluded
+// cancelled, naming the newer head, and that the newer head's gate passed.
+func checkSuperseded(t *testing.T, h *harness, old, newer string) {
+	t.Helper()
+	for name, r := range h.runsOf(old) {
+		if r.Conclusion != "cancelled" || !strings.Contains(r.Summary, short(newer)) {
+			t.Errorf("old head %s: %s %q, want cancelled naming the newer head", name, r.Conclusion, r.Summary)
+		}
+	}
+	if r := h.runsOf(newer)["template-verify / gate"]; r.Conclusion != "success" {
+		t.Errorf("new head gate: %s", r.Conclusion)
+	}
 }
 
 // A process that dies MaxAttempts times during one verification gets it

@@ -27,21 +27,10 @@ func TestPromiseSupersededRunOfKilledReplicaConcluded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server process")
 	}
-	for _, d := range drivers {
-		t.Run(d, func(t *testing.T) {
-			t.Parallel()
-			var url string
-			if d == "postgres" {
-				url = testDatabase(t)
-			}
-			supersededOnKilledReplica(t, url)
-		})
-	}
+	forDrivers(t, supersededOnKilledReplica)
 }
 
-func supersededOnKilledReplica(t *testing.T, dbURL string) {
-	h := newHarness(t)
-	h.dbURL = dbURL
+func supersededOnKilledReplica(t *testing.T, h *harness) {
 	h.gh.SetPermission(testFull, "dev", "write")
 	old, newer := h.repo.heads[0], h.repo.heads[1]
 	h.addPull(8, old, false)
@@ -55,7 +44,7 @@ func supersededOnKilledReplica(t *testing.T, dbURL string) {
 		t.Fatal(err)
 	}
 	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: filepath.Join(dir, "never"),
-		DatabaseURL: dbURL, RescueAfter: time.Hour})
+		DatabaseURL: h.dbURL, RescueAfter: time.Hour})
 	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +85,7 @@ func supersededOnKilledReplica(t *testing.T, dbURL string) {
 	waitUntil(t, 5*time.Minute, "both heads concluded", func() bool {
 		return openRuns(old) == 0 && h.allDone(old, 3) && h.allDone(newer, 3) && h.idle()
 	}, h.seen, func() string { l := h.logs.String(); return "log:\n" + l[max(0, len(l)-6000):] })
-	for name, r := range h.runsOf(old) {
-		if r.Conclusion != "cancelled" || !strings.Contains(r.Summary, short(newer)) {
-			t.Errorf("old head %s: %s %q, want cancelled naming the newer head", name, r.Conclusion, r.Summary)
-		}
-	}
-	if r := h.runsOf(newer)["template-verify / gate"]; r.Conclusion != "success" {
-		t.Errorf("new head gate: %s", r.Conclusion)
-	}
+	checkSuperseded(t, h, old, newer)
 }
 
 // A newer push's cancel can reach a worker that has only just taken the
