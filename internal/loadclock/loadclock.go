@@ -85,15 +85,16 @@ func (t *Timer) run(d time.Duration, c chan<- time.Time) {
 	last := time.Now()
 	every := tick(d)
 	for left > 0 {
-		// Sleep for what is left at today's stretch, at most a tick.
-		wait := min(time.Duration(float64(left)*Stretch()), every)
-		timer := time.NewTimer(wait)
+		// Sleep for what is left at today's stretch, at most a tick, and
+		// count the tick at that stretch: one read of the load a tick.
+		s := Stretch()
+		timer := time.NewTimer(min(time.Duration(float64(left)*s), every))
 		select {
 		case <-t.stop:
 			timer.Stop()
 			return
 		case now := <-timer.C:
-			left -= time.Duration(float64(now.Sub(last)) / Stretch())
+			left -= time.Duration(float64(now.Sub(last)) / s)
 			last = now
 		}
 	}
