@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -49,29 +50,58 @@ func TestExitCodeAndStartError(t *testing.T) {
 }
 
 // TestTimeoutKillsTheWholeGroup: a child that outlives the limit must die
-// with the command, so it cannot write anything afterwards.
+// with the command. The child says it runs before the limit, so the test
+// never races the limit: after Run returns, no process of the command may
+// be left on the machine (the host's /proc sees into every sandbox).
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	eachMode(t, func(t *testing.T, backend string) {
 		dir := t.TempDir()
-		late := filepath.Join(dir, "late")
+		ready := filepath.Join(dir, "ready")
+		marker := fmt.Sprintf("%d.%d", 900+os.Getpid()%1000, time.Now().UnixNano()%1000)
 		start := time.Now()
 		out := run(context.Background(), Spec{
-			Args:    []string{"bash", "-c", `(sleep 2; echo late > "` + late + `") & sleep 30`},
+			Args: []string{"bash", "-c", `(exec sleep ` + marker + `) & while ! kill -0 $! || [ "$(cat /proc/$!/cmdline | tr '\0' ' ')" != "sleep ` + marker + ` " ]; do sleep 0.05; done; : > "` + ready + `"; sleep 600`},
 			Dir:     dir,
-			Timeout: 300 * time.Millisecond,
+			Timeout: time.Second,
 			Sandbox: backend != BackendNone,
 		}, backend)
 		if !out.TimedOut || out.Err == nil || out.ExitCode != -1 {
 			t.Errorf("timed out %v, err %v, exit %d", out.TimedOut, out.Err, out.ExitCode)
 		}
-		if took := time.Since(start); took > 10*time.Second {
+		if took := time.Since(start); took > 2*time.Minute {
 			t.Errorf("Run returned after %s", took)
 		}
-		time.Sleep(2500 * time.Millisecond)
-		if _, err := os.Stat(late); err == nil {
-			t.Errorf("a child of the killed command wrote a file")
+		if _, err := os.Stat(ready); err != nil {
+			t.Fatalf("the command's child did not start before the limit: %v (stderr %q)", err, out.Stderr)
+		}
+		if pids := processesWith("sleep " + marker); len(pids) > 0 {
+			t.Errorf("the command's child outlived the limit: pids %v", pids)
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	})
+}
+
+// processesWith lists the live processes whose command line is cmdline
+// (arguments joined by spaces).
+func processesWith(cmdline string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")) == cmdline {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestCancelIsNotATimeout(t *testing.T) {
