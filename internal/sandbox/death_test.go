@@ -62,8 +62,9 @@ func TestToolDeathKillsItsCommands(t *testing.T) {
 		}
 		_ = tool.Process.Kill()
 		_ = tool.Wait()
-		// The reaper sees the lifeline close and kills the rest; wait
-		// for that, with a generous bound.
+		// The reaper sees the lifeline close and kills the rest (under
+		// bwrap, --die-with-parent kills the namespace's init); wait for
+		// that, with a generous bound.
 		waitFor(func() bool { return len(withMarkerNoKill(t, marker)) == 0 })
 		if left := withMarker(t, marker); len(left) > 0 {
 			t.Errorf("processes outlive the killed tool: %v", left)

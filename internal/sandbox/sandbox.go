@@ -1,10 +1,11 @@
 // Package sandbox runs untrusted commands (rendered scripts, pytest on code
 // from a pull request) with an explicit environment, a time limit, a cap
-// on captured output, and a reaper (see reaper.go) that kills every
-// process the command leaves behind, setsid and double-fork survivors
-// included. Where bubblewrap works, the command also runs without
-// network, in its own PID namespace with a fresh /proc, and sees only the
-// system folders read-only and its own folders read-write.
+// on captured output, and no process that outlives it, setsid and
+// double-fork survivors included: under bubblewrap its PID namespace sees
+// to that (bwrapinit.go), elsewhere a reaper (reaper.go). Where
+// bubblewrap works, the command also runs without network, in its own
+// PID namespace with a fresh /proc, and sees only the system folders
+// read-only and its own folders read-write.
 package sandbox
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,29 +135,67 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	args = append([]string{prog}, args[1:]...)
-	// The lifeline: the reaper kills everything under it when this end
-	// closes, also when this process dies.
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
+	var cmd *exec.Cmd
+	var lifeW *os.File       // the reaper's lifeline (not under bubblewrap)
+	var initCh <-chan nsInit // bubblewrap's init (see bwrapinit.go)
+	startErr := func(err error) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
-	defer lifeW.Close()
-	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...),
-		Dir:        spec.Dir,
-		Env:        env,
-		Stdin:      spec.Stdin,
-		Stdout:     stdout,
-		Stderr:     stderr,
-		ExtraFiles: []*os.File{lifeR},
-		// The reaper's own group; the command gets its own session.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	err = nice.Start(cmd)
-	_ = lifeR.Close()
-	if err != nil {
-		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
+	if backend == BackendBwrap && pidfdOK() {
+		infoR, infoW, err := os.Pipe()
+		if err != nil {
+			return startErr(err)
+		}
+		defer infoR.Close()
+		// Descriptors this process inherited without close-on-exec (a
+		// runner's pipes) would pass through bubblewrap to the command;
+		// the reaper closes them in its own process where it runs.
+		closeInheritedFDs()
+		cmd = &exec.Cmd{
+			Path:       prog,
+			Args:       append([]string{prog, "--info-fd", strconv.Itoa(infoFD)}, args[1:]...),
+			Dir:        spec.Dir,
+			Env:        env,
+			Stdin:      spec.Stdin,
+			Stdout:     stdout,
+			Stderr:     stderr,
+			ExtraFiles: []*os.File{infoW},
+			// bubblewrap's own group, so that a kill reaches it and no
+			// other process.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}
+		err = nice.Start(cmd)
+		_ = infoW.Close()
+		if err != nil {
+			return startErr(err)
+		}
+		initCh = watchInit(infoR)
+	} else {
+		// The lifeline: the reaper kills everything under it when this
+		// end closes, also when this process dies.
+		lifeR, w, err := os.Pipe()
+		if err != nil {
+			return startErr(err)
+		}
+		lifeW = w
+		defer lifeW.Close()
+		cmd = &exec.Cmd{
+			Path:       "/proc/self/exe",
+			Args:       append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...),
+			Dir:        spec.Dir,
+			Env:        env,
+			Stdin:      spec.Stdin,
+			Stdout:     stdout,
+			Stderr:     stderr,
+			ExtraFiles: []*os.File{lifeR},
+			// The reaper's own group; the command gets its own session.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}
+		err = nice.Start(cmd)
+		_ = lifeR.Close()
+		if err != nil {
+			return startErr(err)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -164,9 +204,18 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 	select {
 	case waitErr = <-done:
 	case <-ctx.Done():
-		// The reaper kills the command and everything it started.
-		_ = lifeW.Close()
 		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		if initCh != nil {
+			// Killing bubblewrap's init empties the namespace; killing
+			// bubblewrap makes the init die too (--die-with-parent).
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			init := <-initCh
+			init.kill()
+			initCh = closedInit(init)
+		} else {
+			// The reaper kills the command and everything it started.
+			_ = lifeW.Close()
+		}
 		select {
 		case waitErr = <-done:
 		case <-time.After(5 * time.Second):
@@ -180,6 +229,12 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 				waitErr = ctx.Err()
 			}
 		}
+	}
+	outlived := false
+	if initCh != nil {
+		// bubblewrap has exited; its init may still be emptying the
+		// namespace.
+		outlived = !(<-initCh).wait(5 * time.Second)
 	}
 	out := Outcome{
 		ExitCode:  -1,
@@ -199,6 +254,8 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		out.Err = fmt.Errorf("killed after the time limit of %s%s", spec.Timeout, loadclock.Wall(spec.Timeout, out.Duration))
 	case ctx.Err() != nil:
 		out.Err = fmt.Errorf("cancelled: %w", ctx.Err())
+	case outlived:
+		out.Err = errors.New("the sandbox's init outlived the command and a kill")
 	case waitErr != nil && out.ExitCode == -1:
 		out.Err = fmt.Errorf("%s: %w", spec.Args[0], waitErr)
 	}

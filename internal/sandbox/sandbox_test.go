@@ -60,7 +60,7 @@ func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 		marker := fmt.Sprintf("%d.%d", 900+os.Getpid()%1000, time.Now().UnixNano()%1000)
 		start := time.Now()
 		out := run(context.Background(), Spec{
-			Args: []string{"bash", "-c", `(exec sleep ` + marker + `) & while ! kill -0 $! || [ "$(cat /proc/$!/cmdline | tr '\0' ' ')" != "sleep ` + marker + ` " ]; do sleep 0.05; done; : > "` + ready + `"; sleep 600`},
+			Args:    []string{"bash", "-c", `(exec sleep ` + marker + `) & while ! kill -0 $! || [ "$(cat /proc/$!/cmdline | tr '\0' ' ')" != "sleep ` + marker + ` " ]; do sleep 0.05; done; : > "` + ready + `"; sleep 600`},
 			Dir:     dir,
 			Timeout: time.Second,
 			Sandbox: backend != BackendNone,
