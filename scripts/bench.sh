@@ -74,20 +74,58 @@ cmd() {
   esac
 }
 
+# CPU time. The user+sys of waited-for children misses processes that
+# leave the tree: under bubblewrap the sandbox's init outlives bubblewrap
+# and is reaped by init, not by the tool. Where this script may make a
+# cgroup (root; cgroup v1 cpuacct or v2), each run goes into one and its
+# CPU is the cgroup's usage, which counts every process of the run; else
+# it is the children's user+sys, and the output says so.
+cg=""
+cg_usage() { # the cgroup's CPU usage in nanoseconds
+  if [ -f "$cg/cpuacct.usage" ]; then cat "$cg/cpuacct.usage"
+  else awk '$1 == "usage_usec" {print $2 * 1000}' "$cg/cpu.stat"; fi
+}
+for root in /sys/fs/cgroup/cpuacct /sys/fs/cgroup; do
+  if [ -w "$root" ] && { [ -f "$root/cpuacct.usage" ] || [ -f "$root/cgroup.controllers" ]; } &&
+    mkdir "$root/tv-bench-$$" 2>/dev/null; then
+    cg=$root/tv-bench-$$
+    break
+  fi
+done
+trap 'rm -rf "$work"; [ -z "$cg" ] || rmdir "$cg" 2>/dev/null || true' EXIT
+if [ -n "$cg" ]; then
+  cpu_source="CPU: the usage of a cgroup that holds each run ($cg)"
+else
+  cpu_source="CPU: user+sys of the waited-for processes (no cgroup here; misses the processes of a bubblewrap sandbox)"
+fi
+# in_cgroup CMD prints CMD wrapped so that it runs inside the cgroup.
+in_cgroup() {
+  if [ -n "$cg" ]; then printf 'bash -c %q' "echo \$\$ > $cg/cgroup.procs && exec $1"; else printf '%s' "$1"; fi
+}
+
 # Each timed run appends "CASE BIN WALL CPU EXIT" to $work/times.
 : >"$work/times"
 time_bash() { # CASE LABEL BIN
-  local c
-  c=$(cmd "$1" "$3")
+  local c u0 u1
+  c=$(in_cgroup "$(cmd "$1" "$3")")
+  [ -z "$cg" ] || u0=$(cg_usage)
   /usr/bin/time -f "%e %U %S %x" -o "$work/one" bash -c "$c" >/dev/null 2>&1 || true
-  awk -v k="$1" -v l="$2" '{printf "%s %s %s %.3f %s\n", k, l, $1, $2+$3, $4}' "$work/one" >>"$work/times"
+  [ -z "$cg" ] || u1=$(cg_usage)
+  awk -v k="$1" -v l="$2" -v cgcpu="${u0:+$(( u1 - u0 ))}" \
+    '{cpu = $2 + $3; if (cgcpu != "") cpu = cgcpu / 1e9; printf "%s %s %s %.3f %s\n", k, l, $1, cpu, $4}' "$work/one" >>"$work/times"
 }
 time_hyperfine() { # CASE LABEL BIN: one run, timed by hyperfine
-  hyperfine -N -i --style none --runs 1 --export-json "$work/h.json" "$(cmd "$1" "$3")" >/dev/null 2>&1
-  python3 - "$work/h.json" "$1" "$2" >>"$work/times" <<'PY'
+  local u0 u1
+  [ -z "$cg" ] || u0=$(cg_usage)
+  hyperfine -N -i --style none --runs 1 --export-json "$work/h.json" "$(in_cgroup "$(cmd "$1" "$3")")" >/dev/null 2>&1
+  [ -z "$cg" ] || u1=$(cg_usage)
+  python3 - "$work/h.json" "$1" "$2" "${u0:+$(( u1 - u0 ))}" >>"$work/times" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
-print(sys.argv[2], sys.argv[3], "%.3f" % r["times"][0], "%.3f" % (r["user"] + r["system"]), r["exit_codes"][0])
+cpu = r["user"] + r["system"]
+if sys.argv[4]:
+    cpu = int(sys.argv[4]) / 1e9
+print(sys.argv[2], sys.argv[3], "%.3f" % r["times"][0], "%.3f" % cpu, r["exit_codes"][0])
 PY
 }
 
@@ -114,6 +152,7 @@ for c in "${list[@]}"; do
   run_case "$c"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$cpu_source"
 
 python3 - "$work/times" "$cases" <<'PY'
 import statistics, sys
