@@ -51,10 +51,15 @@ type nsInit struct {
 }
 
 // watchInit reads bubblewrap's --info-fd and opens a pidfd on the init it
-// names. It opens the pidfd while bubblewrap still runs, in most cases:
-// until bubblewrap exits, the init is its child and its pid cannot be
-// reused, even after it exits.
-func watchInit(info *os.File) <-chan nsInit {
+// names. Until bubblewrap (pid bwrapPid) exits, the init is its child and
+// its pid cannot be reused, even after the init exits. So the pidfd is
+// kept only when, once it is open, the process's parent is still
+// bubblewrap: then it is the init, and a later kill through it cannot
+// reach another process that got the pid (pid_max may be as low as
+// 32768). When bubblewrap has exited first (a short command, a tool
+// that got no CPU for that long), there is nothing to hold and Run does
+// not wait for the init.
+func watchInit(info *os.File, bwrapPid int) <-chan nsInit {
 	ch := make(chan nsInit, 1)
 	go func() {
 		defer info.Close()
@@ -64,7 +69,11 @@ func watchInit(info *os.File) <-chan nsInit {
 		}
 		if err := json.NewDecoder(io.LimitReader(info, 4096)).Decode(&msg); err == nil && msg.ChildPid > 0 {
 			if fd, err := unix.PidfdOpen(msg.ChildPid, 0); err == nil {
-				init.pidfd = fd
+				if parentOf(msg.ChildPid) == bwrapPid {
+					init.pidfd = fd
+				} else {
+					_ = unix.Close(fd)
+				}
 			}
 		}
 		ch <- init

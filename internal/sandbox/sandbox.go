@@ -169,7 +169,7 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		if err != nil {
 			return startErr(err)
 		}
-		initCh = watchInit(infoR)
+		initCh = watchInit(infoR, cmd.Process.Pid)
 	} else {
 		// The lifeline: the reaper kills everything under it when this
 		// end closes, also when this process dies.
