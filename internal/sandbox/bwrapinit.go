@@ -129,10 +129,3 @@ func exited(pidfd int, d time.Duration) bool {
 		}
 	}
 }
-
-// closedInit is a channel that yields init once, for the wait after a kill.
-func closedInit(init nsInit) <-chan nsInit {
-	ch := make(chan nsInit, 1)
-	ch <- init
-	return ch
-}

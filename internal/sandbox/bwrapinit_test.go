@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestBwrapInitIsHeld: Run holds a pidfd on bubblewrap's init while the
@@ -90,9 +92,7 @@ func TestWatchInitRefusesAnotherParent(t *testing.T) {
 			t.Errorf("%s: pidfd held %v, want %v", tc.name, held, tc.held)
 		}
 		if init.pidfd >= 0 {
-			_ = closeFD(init.pidfd)
+			_ = unix.Close(init.pidfd)
 		}
 	}
 }
-
-func closeFD(fd int) error { return os.NewFile(uintptr(fd), "pidfd").Close() }

@@ -135,67 +135,54 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	args = append([]string{prog}, args[1:]...)
-	var cmd *exec.Cmd
-	var lifeW *os.File       // the reaper's lifeline (not under bubblewrap)
-	var initCh <-chan nsInit // bubblewrap's init (see bwrapinit.go)
 	startErr := func(err error) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
-	if backend == BackendBwrap && pidfdOK() {
-		infoR, infoW, err := os.Pipe()
-		if err != nil {
-			return startErr(err)
-		}
-		defer infoR.Close()
+	// The child's descriptor 3 is one end of a pipe: bubblewrap's
+	// --info-fd, or the reaper's lifeline.
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		return startErr(err)
+	}
+	direct := backend == BackendBwrap && pidfdOK() // no reaper: see bwrapinit.go
+	cmd := &exec.Cmd{
+		Dir:    spec.Dir,
+		Env:    env,
+		Stdin:  spec.Stdin,
+		Stdout: stdout,
+		Stderr: stderr,
+		// Its own group (bubblewrap, or the reaper, whose command gets
+		// its own session), so that a group kill reaches nothing else.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	var lifeW, passed *os.File // the reaper's lifeline; the child's end
+	if direct {
+		defer pipeR.Close()
 		// Descriptors this process inherited without close-on-exec (a
 		// runner's pipes) would pass through bubblewrap to the command;
 		// the reaper closes them in its own process where it runs.
 		closeInheritedFDs()
-		cmd = &exec.Cmd{
-			Path:       prog,
-			Args:       append([]string{prog, "--info-fd", strconv.Itoa(infoFD)}, args[1:]...),
-			Dir:        spec.Dir,
-			Env:        env,
-			Stdin:      spec.Stdin,
-			Stdout:     stdout,
-			Stderr:     stderr,
-			ExtraFiles: []*os.File{infoW},
-			// bubblewrap's own group, so that a kill reaches it and no
-			// other process.
-			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		}
-		err = nice.Start(cmd)
-		_ = infoW.Close()
-		if err != nil {
-			return startErr(err)
-		}
-		initCh = watchInit(infoR, cmd.Process.Pid)
+		cmd.Path, passed = prog, pipeW
+		cmd.Args = append([]string{prog, "--info-fd", strconv.Itoa(infoFD)}, args[1:]...)
 	} else {
 		// The lifeline: the reaper kills everything under it when this
 		// end closes, also when this process dies.
-		lifeR, w, err := os.Pipe()
-		if err != nil {
-			return startErr(err)
-		}
-		lifeW = w
+		lifeW, passed = pipeW, pipeR
 		defer lifeW.Close()
-		cmd = &exec.Cmd{
-			Path:       "/proc/self/exe",
-			Args:       append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...),
-			Dir:        spec.Dir,
-			Env:        env,
-			Stdin:      spec.Stdin,
-			Stdout:     stdout,
-			Stderr:     stderr,
-			ExtraFiles: []*os.File{lifeR},
-			// The reaper's own group; the command gets its own session.
-			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		}
-		err = nice.Start(cmd)
-		_ = lifeR.Close()
-		if err != nil {
-			return startErr(err)
-		}
+		cmd.Path = "/proc/self/exe"
+		cmd.Args = append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...)
+	}
+	cmd.ExtraFiles = []*os.File{passed}
+	err = nice.Start(cmd)
+	_ = passed.Close()
+	if err != nil {
+		return startErr(err)
+	}
+	// bubblewrap's init (bwrapinit.go), read once, when first needed.
+	var initOf func() nsInit
+	if direct {
+		initCh := watchInit(pipeR, cmd.Process.Pid)
+		initOf = sync.OnceValue(func() nsInit { return <-initCh })
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -205,13 +192,11 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 	case waitErr = <-done:
 	case <-ctx.Done():
 		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-		if initCh != nil {
+		if direct {
 			// Killing bubblewrap's init empties the namespace; killing
 			// bubblewrap makes the init die too (--die-with-parent).
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			init := <-initCh
-			init.kill()
-			initCh = closedInit(init)
+			initOf().kill()
 		} else {
 			// The reaper kills the command and everything it started.
 			_ = lifeW.Close()
@@ -231,10 +216,10 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		}
 	}
 	outlived := false
-	if initCh != nil {
+	if direct {
 		// bubblewrap has exited; its init may still be emptying the
 		// namespace.
-		outlived = !(<-initCh).wait(5 * time.Second)
+		outlived = !initOf().wait(5 * time.Second)
 	}
 	out := Outcome{
 		ExitCode:  -1,
