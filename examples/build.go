@@ -94,8 +94,37 @@ func BaseBranchOf(head string) string {
 
 // Build writes the example as a git repository into dir, which must be
 // empty or missing. The shas are the same on every run: gitx fixes the
-// author, committer and dates.
+// author, committer and dates. The heads are computed in memory and
+// written with one git fast-import (importCommits); when a patch is more
+// than text hunks, git applies and commits each head instead
+// (buildWithGit), with the same result.
 func Build(ctx context.Context, dir string) (*Built, error) {
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	commits, err := exampleCommits(headNames)
+	if errors.Is(err, errPatchNotPlain) {
+		return buildWithGit(ctx, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	shas, err := importCommits(ctx, dir, commits)
+	if err != nil {
+		return nil, err
+	}
+	built := &Built{Dir: dir, Base: shas[0], Heads: map[string]string{}, Bases: map[string]string{}}
+	for i, c := range commits[1:] {
+		built.Heads[c.branch] = shas[i+1]
+		if c.parent != 0 {
+			built.Bases[c.branch] = shas[c.parent]
+		}
+	}
+	return built, nil
+}
+
+// buildWithGit is Build with git apply and git commit for every head.
+func buildWithGit(ctx context.Context, dir string) (*Built, error) {
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,12 @@ import (
 // this package.
 const FixedDate = "2026-01-01T00:00:00Z"
 
+// The author and committer of every commit made through this package.
+const (
+	IdentityName  = "template-verify"
+	IdentityEmail = "template-verify@example.invalid"
+)
+
 // Env returns the isolated environment for git commands. It keeps PATH and
 // nothing else from the process environment.
 func Env() []string {
@@ -33,10 +39,10 @@ func Env() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=template-verify",
-		"GIT_AUTHOR_EMAIL=template-verify@example.invalid",
-		"GIT_COMMITTER_NAME=template-verify",
-		"GIT_COMMITTER_EMAIL=template-verify@example.invalid",
+		"GIT_AUTHOR_NAME=" + IdentityName,
+		"GIT_AUTHOR_EMAIL=" + IdentityEmail,
+		"GIT_COMMITTER_NAME=" + IdentityName,
+		"GIT_COMMITTER_EMAIL=" + IdentityEmail,
 		"GIT_AUTHOR_DATE=" + FixedDate,
 		"GIT_COMMITTER_DATE=" + FixedDate,
 	}
