@@ -114,15 +114,6 @@ type riverQueue[TTx any] struct {
 	ops    sqlOps[TTx]
 	mig    func(ctx context.Context) error
 	s      *server
-	// admits writes the webhook's deliveries, a batch at a time.
-	admits *admitter
-}
-
-// newRiverQueue is the queue of one driver, its admit writer started.
-func newRiverQueue[TTx any](s *server, client *river.Client[TTx], ops sqlOps[TTx], mig func(ctx context.Context) error) *riverQueue[TTx] {
-	q := &riverQueue[TTx]{client: client, ops: ops, s: s, mig: mig}
-	q.admits = newAdmitter(q.writeAdmits)
-	return q
 }
 
 // riverConfig is the River configuration of the server: the announce
@@ -180,7 +171,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 			ops.close()
 			return nil, fmt.Errorf("the queue (River): %w", err)
 		}
-		return newRiverQueue[pgx.Tx](s, client, ops, func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }), nil
+		return &riverQueue[pgx.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }}, nil
 	}
 	if s.cfg.DatabaseURL != "" {
 		return nil, errors.New("the database URL must start with postgres:// (or leave it empty for the SQLite file in the data folder)")
@@ -194,7 +185,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 		ops.close()
 		return nil, fmt.Errorf("the queue (River): %w", err)
 	}
-	return newRiverQueue[*sql.Tx](s, client, ops, func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }), nil
+	return &riverQueue[*sql.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }}, nil
 }
 
 func nowUnix() int64 { return time.Now().Unix() }
@@ -230,96 +221,48 @@ func (q *riverQueue[TTx]) stop(ctx context.Context) error {
 	return nil
 }
 
-func (q *riverQueue[TTx]) close() {
-	q.admits.close()
-	q.ops.close()
-}
+func (q *riverQueue[TTx]) close() { q.ops.close() }
 
 func (q *riverQueue[TTx]) admit(ctx context.Context, keys []string, j *Job) error {
-	return q.admits.admit(ctx, keys, j)
-}
-
-// writeAdmits writes a batch of deliveries in one transaction and
-// answers each. When the transaction fails, every delivery of the batch
-// gets the error: its sender is answered 503 and delivers it again.
-func (q *riverQueue[TTx]) writeAdmits(batch []*admitRequest) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.s.admitTimeout())
-	defer cancel()
-	results, err := q.admitTx(ctx, batch)
-	for i, r := range batch {
-		if err != nil {
-			r.answer <- fmt.Errorf("store delivery %s: %w", r.job.deliveryOr(r.keys), err)
-			continue
-		}
-		r.answer <- results[i]
-	}
-}
-
-// admitTx records each delivery's keys and inserts the announce jobs of
-// the new ones, in one transaction. A delivery with a key already known,
-// also from earlier in the batch, gets errDuplicate and leaves none of its
-// keys recorded. A non-request job whose head is queued already gets
-// errSameHead: its keys stay recorded, its job is not stored.
-func (q *riverQueue[TTx]) admitTx(ctx context.Context, batch []*admitRequest) ([]error, error) {
 	now := nowUnix()
-	results := make([]error, len(batch))
+	var dup error
 	err := q.ops.inTx(ctx, func(tx TTx) error {
-		var jobs []river.InsertManyParams
-		for i, r := range batch {
-			results[i] = nil
-			known, err := q.recordKeys(ctx, tx, r.keys, now)
+		dup = nil
+		for _, k := range keys {
+			n, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_deliveries (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k, now)
 			if err != nil {
 				return err
 			}
-			if known {
-				results[i] = errDuplicate
-				continue
+			if n == 0 {
+				dup = errDuplicate
+				return dup
 			}
-			j := r.job
-			if j == nil {
-				continue
-			}
-			if h := headOf(j); h != "" && !j.Request {
-				var head string
-				err := q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head)
-				if err != nil && !errors.Is(err, sql.ErrNoRows) {
-					return err
-				}
-				if strings.EqualFold(head, j.HeadSHA) {
-					results[i] = fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
-					continue
-				}
-			}
-			jobs = append(jobs, river.InsertManyParams{Args: announceArgs{Job: *j}, InsertOpts: &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries}})
 		}
-		if len(jobs) == 0 {
+		if j == nil {
 			return nil
 		}
-		_, err := q.client.InsertManyTx(ctx, tx, jobs)
-		return err
-	})
-	return results, err
-}
-
-// recordKeys inserts keys into the delivery memory. When one is known
-// already, it removes those it inserted and returns true.
-func (q *riverQueue[TTx]) recordKeys(ctx context.Context, tx TTx, keys []string, now int64) (bool, error) {
-	for i, k := range keys {
-		n, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_deliveries (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k, now)
-		if err != nil {
-			return false, err
-		}
-		if n > 0 {
-			continue
-		}
-		for _, added := range keys[:i] {
-			if _, err := q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE id = $1`, added); err != nil {
-				return false, err
+		if h := headOf(j); h != "" && !j.Request {
+			var head string
+			err := q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if strings.EqualFold(head, j.HeadSHA) {
+				// The delivery stays recorded; the job is not stored.
+				dup = fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
+				return nil
 			}
 		}
-		return true, nil
+		_, err := q.client.InsertTx(ctx, tx, announceArgs{Job: *j}, &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries})
+		return err
+	})
+	if errors.Is(err, errDuplicate) && !errors.Is(err, errSameHead) {
+		return errDuplicate
 	}
-	return false, nil
+	if err != nil {
+		return fmt.Errorf("store delivery %s: %w", j.deliveryOr(keys), err)
+	}
+	return dup
 }
 
 // deliveryOr is j's delivery, or the first key when j is nil.
