@@ -47,6 +47,8 @@ type floodPlan struct {
 	// RescueAfter is Config.RescueAfter: the killed server's runs are
 	// taken up after it.
 	RescueAfter time.Duration `json:"rescue_after"`
+	// Nice is Config.Nice (0: the processes runs start are not niced).
+	Nice int `json:"nice"`
 }
 
 // runFloodServer is the App server process of the flood test: it serves
@@ -88,7 +90,7 @@ func runFloodServer(dir string) error {
 	srv, err := newServer(Config{
 		AppID: testAppID, PrivateKey: key, WebhookSecret: []byte(testSecret), APIURL: plan.APIURL,
 		DataDir: plan.DataDir, Workers: 2, Verify: verifyFn, Checks: []string{"render"},
-		DatabaseURL: plan.DatabaseURL, RescueAfter: plan.RescueAfter, PollInterval: 50 * time.Millisecond,
+		DatabaseURL: plan.DatabaseURL, RescueAfter: plan.RescueAfter, PollInterval: 50 * time.Millisecond, Nice: plan.Nice,
 		Clock: fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)), WriteInterval: -1,
 		Log: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
@@ -142,7 +144,7 @@ type floodServer struct {
 }
 
 // startFloodServer starts the test binary as an App server on dir.
-func startFloodServer(t *testing.T, dir string, n int) *floodServer {
+func startFloodServer(t testing.TB, dir string, n int) *floodServer {
 	t.Helper()
 	_ = os.Remove(filepath.Join(dir, "addr"))
 	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("server-%d.log", n)))
