@@ -23,8 +23,9 @@ import (
 	// this driver the answer's largest single cost is River's job insert,
 	// much of it preparing the statement again (this driver keeps no
 	// prepared statements); BenchmarkWebhookAck and docs/replicas.md
-	// have the measured p99, which on the shared 2-core machine did not
-	// meet 50 ms on either driver.
+	// have the measured p99: with the App in its own process, under 50 ms
+	// on SQLite at an even 200 deliveries/s in 4 of 5 quiet runs, over it
+	// on Postgres.
 	_ "modernc.org/sqlite"
 )
 

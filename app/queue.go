@@ -114,6 +114,24 @@ type riverQueue[TTx any] struct {
 	ops    sqlOps[TTx]
 	mig    func(ctx context.Context) error
 	s      *server
+	// admits writes the webhook's deliveries a batch at a time, on
+	// SQLite; nil on Postgres, where each admit is its own transaction.
+	admits *admitter
+}
+
+// newRiverQueue is the queue of one driver. With batchAdmits (SQLite)
+// the deliveries are written by an admitter: SQLite has one connection,
+// so the admits of a burst ran one after another anyway, each with its
+// own commit; in one transaction the last of 50 waits for one commit, not
+// 50. On Postgres the pool runs the admits side by side, and one writer
+// would put them in a line: measured, that made the answer slower
+// (docs/replicas.md).
+func newRiverQueue[TTx any](s *server, client *river.Client[TTx], ops sqlOps[TTx], mig func(ctx context.Context) error, batchAdmits bool) *riverQueue[TTx] {
+	q := &riverQueue[TTx]{client: client, ops: ops, s: s, mig: mig}
+	if batchAdmits {
+		q.admits = newAdmitter(q.writeAdmits)
+	}
+	return q
 }
 
 // riverConfig is the River configuration of the server: the announce
@@ -171,7 +189,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 			ops.close()
 			return nil, fmt.Errorf("the queue (River): %w", err)
 		}
-		return &riverQueue[pgx.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }}, nil
+		return newRiverQueue[pgx.Tx](s, client, ops, func(ctx context.Context) error { return migratePostgres(ctx, pool, ops) }, false), nil
 	}
 	if s.cfg.DatabaseURL != "" {
 		return nil, errors.New("the database URL must start with postgres:// (or leave it empty for the SQLite file in the data folder)")
@@ -185,7 +203,7 @@ func (s *server) openQueue(ctx context.Context) (queue, error) {
 		ops.close()
 		return nil, fmt.Errorf("the queue (River): %w", err)
 	}
-	return &riverQueue[*sql.Tx]{client: client, ops: ops, s: s, mig: func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }}, nil
+	return newRiverQueue[*sql.Tx](s, client, ops, func(ctx context.Context) error { return migrateSQLite(ctx, db, ops) }, true), nil
 }
 
 func nowUnix() int64 { return time.Now().Unix() }
@@ -221,48 +239,105 @@ func (q *riverQueue[TTx]) stop(ctx context.Context) error {
 	return nil
 }
 
-func (q *riverQueue[TTx]) close() { q.ops.close() }
+func (q *riverQueue[TTx]) close() {
+	if q.admits != nil {
+		q.admits.close()
+	}
+	q.ops.close()
+}
 
 func (q *riverQueue[TTx]) admit(ctx context.Context, keys []string, j *Job) error {
-	now := nowUnix()
-	var dup error
-	err := q.ops.inTx(ctx, func(tx TTx) error {
-		dup = nil
-		for _, k := range keys {
-			n, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_deliveries (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k, now)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				dup = errDuplicate
-				return dup
-			}
-		}
-		if j == nil {
-			return nil
-		}
-		if h := headOf(j); h != "" && !j.Request {
-			var head string
-			err := q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			if strings.EqualFold(head, j.HeadSHA) {
-				// The delivery stays recorded; the job is not stored.
-				dup = fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
-				return nil
-			}
-		}
-		_, err := q.client.InsertTx(ctx, tx, announceArgs{Job: *j}, &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries})
-		return err
-	})
-	if errors.Is(err, errDuplicate) && !errors.Is(err, errSameHead) {
-		return errDuplicate
+	if q.admits != nil {
+		return q.admits.admit(ctx, keys, j)
 	}
+	results, err := q.admitTx(ctx, []*admitRequest{{ctx: ctx, keys: keys, job: j}})
 	if err != nil {
 		return fmt.Errorf("store delivery %s: %w", j.deliveryOr(keys), err)
 	}
-	return dup
+	return results[0]
+}
+
+// writeAdmits writes a batch of deliveries in one transaction and
+// answers each. When the transaction fails, every delivery of the batch
+// gets the error: its sender is answered 503 and delivers it again.
+func (q *riverQueue[TTx]) writeAdmits(batch []*admitRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), q.s.admitTimeout())
+	defer cancel()
+	results, err := q.admitTx(ctx, batch)
+	for i, r := range batch {
+		if err != nil {
+			r.answer <- fmt.Errorf("store delivery %s: %w", r.job.deliveryOr(r.keys), err)
+			continue
+		}
+		r.answer <- results[i]
+	}
+}
+
+// admitTx records each delivery's keys and inserts the announce jobs of
+// the new ones, in one transaction. A delivery with a key already known,
+// also from earlier in the batch, gets errDuplicate and leaves none of its
+// keys recorded. A non-request job whose head is queued already gets
+// errSameHead: its keys stay recorded, its job is not stored.
+func (q *riverQueue[TTx]) admitTx(ctx context.Context, batch []*admitRequest) ([]error, error) {
+	now := nowUnix()
+	results := make([]error, len(batch))
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		var jobs []river.InsertManyParams
+		for i, r := range batch {
+			results[i] = nil
+			known, err := q.recordKeys(ctx, tx, r.keys, now)
+			if err != nil {
+				return err
+			}
+			if known {
+				results[i] = errDuplicate
+				continue
+			}
+			j := r.job
+			if j == nil {
+				continue
+			}
+			if h := headOf(j); h != "" && !j.Request {
+				var head string
+				err := q.ops.query1(ctx, tx, `SELECT head_sha FROM template_verify_heads WHERE pr_key = $1`, []any{prKeyOf(j)}, &head)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				if strings.EqualFold(head, j.HeadSHA) {
+					results[i] = fmt.Errorf("%w: a job of this head waits, runs or ran", errSameHead)
+					continue
+				}
+			}
+			jobs = append(jobs, river.InsertManyParams{Args: announceArgs{Job: *j}, InsertOpts: &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries}})
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		_, err := q.client.InsertManyTx(ctx, tx, jobs)
+		return err
+	})
+	return results, err
+}
+
+// recordKeys inserts keys into the delivery memory. When one is known
+// already, it removes those it inserted and returns true.
+func (q *riverQueue[TTx]) recordKeys(ctx context.Context, tx TTx, keys []string, now int64) (bool, error) {
+	for i, k := range keys {
+		n, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_deliveries (id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k, now)
+		if err != nil {
+			return false, err
+		}
+		if n > 0 {
+			continue
+		}
+		for _, added := range keys[:i] {
+			if _, err := q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE id = $1`, added); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // deliveryOr is j's delivery, or the first key when j is nil.
