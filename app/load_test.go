@@ -68,6 +68,38 @@ type loadAnswers struct {
 	Sent                      time.Duration
 }
 
+// readAnswers reads what the sender printed, sorts the times and checks
+// that of total deliveries nine in ten were accepted and the others, with
+// a bad signature, rejected.
+func readAnswers(b *testing.B, out []byte, total int) loadAnswers {
+	var res loadAnswers
+	if err := json.Unmarshal(out, &res); err != nil {
+		b.Fatalf("load sender printed %q: %v", out, err)
+	}
+	slices.Sort(res.Times)
+	if res.Accepted != total*9/10 || res.Rejected != total/10 || res.Other != 0 || len(res.Times) != total {
+		b.Fatalf("accepted %d, rejected %d, other %d, answers %d", res.Accepted, res.Rejected, res.Other, len(res.Times))
+	}
+	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", res.Accepted, res.Rejected,
+		percentile(res.Times, 0.50), percentile(res.Times, 0.99), res.Times[len(res.Times)-1], res.Sent)
+	return res
+}
+
+// report reports the benchmark's metrics, drain being the time until
+// every accepted delivery's run was concluded.
+func (res loadAnswers) report(b *testing.B, drain time.Duration) {
+	p50, p99 := percentile(res.Times, 0.50), percentile(res.Times, 0.99)
+	total := len(res.Times)
+	b.ReportMetric(float64(res.Accepted), "accepted")
+	b.ReportMetric(float64(res.Rejected), "rejected")
+	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(total)/res.Sent.Seconds(), "deliveries/s")
+	b.ReportMetric(drain.Seconds(), "drain-s")
+	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
+		res.Accepted, res.Rejected, p50, p99, res.Times[total-1], res.Sent, res.Accepted, drain)
+}
+
 // runLoadSender posts the planned deliveries in bursts and prints the
 // status counts and the time to each answer as JSON.
 func runLoadSender(dir string, out *os.File) error {
@@ -323,17 +355,7 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 	if err != nil {
 		b.Fatalf("load sender: %v", err)
 	}
-	var res loadAnswers
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		b.Fatalf("load sender printed %q: %v", out.Bytes(), err)
-	}
-	times := res.Times
-	slices.Sort(times)
-	p50, p99 := percentile(times, 0.50), percentile(times, 0.99)
-	if res.Accepted != total*9/10 || res.Rejected != total/10 || res.Other != 0 || len(times) != total {
-		b.Fatalf("accepted %d, rejected %d, other %d, answers %d", res.Accepted, res.Rejected, res.Other, len(times))
-	}
-	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent)
+	res := readAnswers(b, out.Bytes(), total)
 	idle := func() bool {
 		resp, err := http.Get(app.url + "/test/idle")
 		if err != nil {
@@ -345,15 +367,7 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 	waitUntil(b, 15*time.Minute, "every accepted delivery to finish", func() bool {
 		return countCompleted(h, RunName) == res.Accepted && idle()
 	})
-	drain := time.Since(start)
-	b.ReportMetric(float64(res.Accepted), "accepted")
-	b.ReportMetric(float64(res.Rejected), "rejected")
-	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(total)/res.Sent.Seconds(), "deliveries/s")
-	b.ReportMetric(drain.Seconds(), "drain-s")
-	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
-		res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent, res.Accepted, drain)
+	res.report(b, time.Since(start))
 }
 
 func loadOnce(b *testing.B, round, githubNice, appNice, busy int, dbURL string) {
@@ -398,29 +412,11 @@ func loadShaped(b *testing.B, round, githubNice, appNice, busy int, dbURL string
 	if err != nil {
 		b.Fatalf("load sender: %v", err)
 	}
-	var res loadAnswers
-	if err := json.Unmarshal(out, &res); err != nil {
-		b.Fatalf("load sender printed %q: %v", out, err)
-	}
-	times := res.Times
-	slices.Sort(times)
-	p50, p99 := percentile(times, 0.50), percentile(times, 0.99)
-	if res.Accepted != total*9/10 || res.Rejected != total/10 || res.Other != 0 || len(times) != total {
-		b.Fatalf("accepted %d, rejected %d, other %d, answers %d", res.Accepted, res.Rejected, res.Other, len(times))
-	}
-	b.Logf("answers: accepted %d, rejected %d, p50 %v, p99 %v, max %v, sent in %v", res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent)
+	res := readAnswers(b, out, total)
 	waitUntil(b, 15*time.Minute, "every accepted delivery to finish", func() bool {
 		return countCompleted(h, RunName) == res.Accepted && h.idle()
 	})
-	drain := time.Since(start)
-	b.ReportMetric(float64(res.Accepted), "accepted")
-	b.ReportMetric(float64(res.Rejected), "rejected")
-	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(total)/res.Sent.Seconds(), "deliveries/s")
-	b.ReportMetric(drain.Seconds(), "drain-s")
-	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
-		res.Accepted, res.Rejected, p50, p99, times[len(times)-1], res.Sent, res.Accepted, drain)
+	res.report(b, time.Since(start))
 	h.stop()
 }
 

@@ -165,7 +165,7 @@ func (b *Built) addHeads(ctx context.Context, names ...string) error {
 		if _, err := repo.Run(ctx, "checkout", "-q", "-b", name, start); err != nil {
 			return fmt.Errorf("example head %s: %w", name, err)
 		}
-		if err := applyHead(ctx, repo, name, 0); err != nil {
+		if err := applyHead(ctx, repo, name); err != nil {
 			return err
 		}
 		sha, err := commitAll(ctx, repo, root+"/heads/"+name+".message")
@@ -197,11 +197,22 @@ func prepareDir(dir string) error {
 	return nil
 }
 
-// applyHead applies the patch of head name (heads/NAME.patch, a git diff)
-// to the work tree with git apply; a ".from" head is applied first, so a
-// head can be a small change on top of another one. depth stops a cycle of
-// ".from".
-func applyHead(ctx context.Context, repo gitx.Repo, name string, depth int) error {
+// applyHead applies the patches of head name (headPatches) to the work
+// tree with git apply.
+func applyHead(ctx context.Context, repo gitx.Repo, name string) error {
+	return headPatches(name, 0, func(file string, patch []byte) error {
+		if _, err := repo.RunInput(ctx, bytes.NewReader(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
+			return fmt.Errorf("%s does not apply: %w", file, err)
+		}
+		return nil
+	})
+}
+
+// headPatches calls apply with each patch of head name (heads/NAME.patch,
+// a git diff) in the order they apply: a ".from" head's patches first,
+// so a head can be a small change on top of another one. depth stops a
+// cycle of ".from".
+func headPatches(name string, depth int, apply func(file string, patch []byte) error) error {
 	if depth > len(headNames) {
 		return fmt.Errorf("example head %s: the .from files form a cycle", name)
 	}
@@ -209,7 +220,7 @@ func applyHead(ctx context.Context, repo gitx.Repo, name string, depth int) erro
 	if from, ok, err := readFirstLine(prefix + ".from"); err != nil {
 		return err
 	} else if ok {
-		if err := applyHead(ctx, repo, from, depth+1); err != nil {
+		if err := headPatches(from, depth+1, apply); err != nil {
 			return err
 		}
 	}
@@ -217,8 +228,8 @@ func applyHead(ctx context.Context, repo gitx.Repo, name string, depth int) erro
 	if err != nil {
 		return fmt.Errorf("example head %s: %w", name, err)
 	}
-	if _, err := repo.RunInput(ctx, bytes.NewReader(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
-		return fmt.Errorf("example head %s: %s.patch does not apply: %w", name, prefix, err)
+	if err := apply(prefix+".patch", patch); err != nil {
+		return fmt.Errorf("example head %s: %w", name, err)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func exampleCommits(names []string) ([]exampleCommit, error) {
 			parent = i
 		}
 		files := commits[parent].files.clone()
-		if err := applyHeadInMemory(files, name, 0); err != nil {
+		if err := applyHeadInMemory(files, name); err != nil {
 			return nil, err
 		}
 		if treesEqual(files, commits[parent].files) {
@@ -66,26 +66,10 @@ func exampleCommits(names []string) ([]exampleCommit, error) {
 }
 
 // applyHeadInMemory is applyHead on a tree in memory.
-func applyHeadInMemory(t tree, name string, depth int) error {
-	if depth > len(headNames) {
-		return fmt.Errorf("example head %s: the .from files form a cycle", name)
-	}
-	prefix := root + "/heads/" + name
-	if from, ok, err := readFirstLine(prefix + ".from"); err != nil {
-		return err
-	} else if ok {
-		if err := applyHeadInMemory(t, from, depth+1); err != nil {
-			return err
-		}
-	}
-	patch, err := files.ReadFile(prefix + ".patch")
-	if err != nil {
-		return fmt.Errorf("example head %s: %w", name, err)
-	}
-	if err := applyPatch(t, patch, prefix+".patch"); err != nil {
-		return fmt.Errorf("example head %s: %w", name, err)
-	}
-	return nil
+func applyHeadInMemory(t tree, name string) error {
+	return headPatches(name, 0, func(file string, patch []byte) error {
+		return applyPatch(t, patch, file)
+	})
 }
 
 func treesEqual(a, b tree) bool {
