@@ -296,6 +296,20 @@ func niceSelf(level int) error {
 	return nil
 }
 
+// writeLoadBodies adds n pull requests to the fake GitHub, on the
+// fixture's three heads in turn, and writes a synchronize delivery of
+// each into dir as body-I.json, for the sender.
+func writeLoadBodies(b *testing.B, h *harness, dir string, n int) {
+	for i := 0; i < n; i++ {
+		pr := 1000 + i
+		h.addPull(pr, h.repo.heads[i%3], false)
+		body := h.pullPayload("synchronize", pr, h.repo.heads[i%3], false)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i)), body, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // loadApart is loadShaped with the App in a process of its own.
 func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Duration) {
 	const total = 500
@@ -308,14 +322,7 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 	h.git.SetNice(19)
 	h.gh.SetPermission(testFull, "dev", "write")
 	dir := b.TempDir()
-	for i := 0; i < total; i++ {
-		n := 1000 + i
-		h.addPull(n, h.repo.heads[i%3], false)
-		body := h.pullPayload("synchronize", n, h.repo.heads[i%3], false)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i)), body, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeLoadBodies(b, h, dir, total)
 	keyFile, goFile := filepath.Join(dir, "key.pem"), filepath.Join(dir, "go")
 	for name, data := range map[string][]byte{keyFile: keyPEM(k), goFile: nil} {
 		if err := os.WriteFile(name, data, 0o600); err != nil {
@@ -384,14 +391,7 @@ func loadShaped(b *testing.B, round, githubNice, appNice, busy int, dbURL string
 	h.start(v.fn)
 	h.gh.SetPermission(testFull, "dev", "write")
 	dir := b.TempDir()
-	for i := 0; i < total; i++ {
-		n := 1000 + i
-		h.addPull(n, h.repo.heads[i%3], false)
-		body := h.pullPayload("synchronize", n, h.repo.heads[i%3], false)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i)), body, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeLoadBodies(b, h, dir, total)
 	plan, _ := json.Marshal(loadPlan{URL: h.web.URL + "/webhook", Secret: testSecret, Count: total, Burst: burst,
 		Every: every, BadEvery: 10, Round: round})
 	if err := os.WriteFile(filepath.Join(dir, "plan.json"), plan, 0o600); err != nil {
