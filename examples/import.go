@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/formula-code/template-verify/internal/gitx"
 )
@@ -72,17 +71,7 @@ func applyHeadInMemory(t tree, name string) error {
 	})
 }
 
-func treesEqual(a, b tree) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for p, data := range a {
-		if other, ok := b[p]; !ok || !bytes.Equal(data, other) {
-			return false
-		}
-	}
-	return true
-}
+func treesEqual(a, b tree) bool { return maps.EqualFunc(a, b, bytes.Equal) }
 
 // embeddedTree reads the embedded folder src into a tree.
 func embeddedTree(src string) (tree, error) {
@@ -105,40 +94,17 @@ func embeddedTree(src string) (tree, error) {
 }
 
 // commitMessage reads an embedded commit message and cleans it up as
-// `git commit -F` does (cleanupMessage).
+// `git commit -F` does (gitx.CleanMessage).
 func commitMessage(name string) ([]byte, error) {
 	msg, err := files.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("example: commit message: %w", err)
 	}
-	clean := cleanupMessage(msg)
-	if len(clean) == 0 {
-		return nil, fmt.Errorf("example: %s is empty", name)
+	clean, err := gitx.CleanMessage(string(msg))
+	if err != nil {
+		return nil, fmt.Errorf("example: %s: %w", name, err)
 	}
-	return clean, nil
-}
-
-// cleanupMessage is git's "whitespace" cleanup of a commit message (the
-// default of `git commit -F`, and `git stripspace`): trailing whitespace
-// goes, runs of empty lines become one, and empty lines at the start and
-// the end go; the message ends with a newline.
-func cleanupMessage(msg []byte) []byte {
-	var out bytes.Buffer
-	empty := 0
-	for _, line := range strings.Split(string(msg), "\n") {
-		line = strings.TrimRight(line, " \t\r\f\v")
-		if line == "" {
-			empty++
-			continue
-		}
-		if empty > 0 && out.Len() > 0 {
-			out.WriteByte('\n')
-		}
-		empty = 0
-		out.WriteString(line)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	return []byte(clean), nil
 }
 
 // importCommits writes commits into a new repository in dir with one
@@ -151,11 +117,7 @@ func importCommits(ctx context.Context, dir string, commits []exampleCommit) ([]
 	if _, err := repo.Run(ctx, "init", "-q", "-b", BaseBranch); err != nil {
 		return nil, fmt.Errorf("example: %w", err)
 	}
-	date, err := time.Parse(time.RFC3339, gitx.FixedDate)
-	if err != nil {
-		return nil, fmt.Errorf("example: %w", err)
-	}
-	who := fmt.Sprintf("%s <%s> %d +0000", gitx.IdentityName, gitx.IdentityEmail, date.Unix())
+	who := gitx.Signature
 	var stream bytes.Buffer
 	for i, c := range commits {
 		fmt.Fprintf(&stream, "commit refs/heads/%s\nmark :%d\nauthor %s\ncommitter %s\ndata %d\n%s", c.branch, i+1, who, who, len(c.message), c.message)
@@ -163,12 +125,7 @@ func importCommits(ctx context.Context, dir string, commits []exampleCommit) ([]
 			fmt.Fprintf(&stream, "from :%d\n", c.parent+1)
 		}
 		stream.WriteString("deleteall\n")
-		paths := make([]string, 0, len(c.files))
-		for p := range c.files {
-			paths = append(paths, p)
-		}
-		slices.Sort(paths)
-		for _, p := range paths {
+		for _, p := range slices.Sorted(maps.Keys(c.files)) {
 			if strings.ContainsAny(p, "\n\"") {
 				return nil, fmt.Errorf("example: the path %q cannot be imported", p)
 			}
@@ -223,7 +180,7 @@ func readMarks(name string, n int) ([]string, error) {
 		return nil, fmt.Errorf("example: %w", err)
 	}
 	if i := slices.Index(shas, ""); i >= 0 {
-		return nil, errors.New("example: fast-import gave no commit for mark " + fmt.Sprint(i+1))
+		return nil, fmt.Errorf("example: fast-import gave no commit for mark %d", i+1)
 	}
 	return shas, nil
 }

@@ -1,15 +1,12 @@
 package examples
 
 import (
-	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/formula-code/template-verify/internal/gitx"
 )
 
 // TestBuildImportsWhatGitCommits: the example Build writes with one git
@@ -58,29 +55,4 @@ func treeListing(t *testing.T, dir string) string {
 		t.Fatalf("%v: %s", err, out)
 	}
 	return string(out)
-}
-
-// TestCleanupMessageIsGits compares cleanupMessage with git stripspace,
-// the cleanup git commit -F applies.
-func TestCleanupMessageIsGits(t *testing.T) {
-	for _, msg := range []string{
-		"one line",
-		"one line\n",
-		"\n\n  title  \t\n\n\n\nbody\n  indented\t \n\n\n",
-		"title\r\n\r\nbody\r\n",
-		"# not a comment here\n\n",
-		"   \n\t\n",
-		"a\n\n\nb\n\n\nc",
-	} {
-		cmd := exec.Command("git", "stripspace")
-		cmd.Env = gitx.Env()
-		cmd.Stdin = bytes.NewReader([]byte(msg))
-		want, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := cleanupMessage([]byte(msg)); !bytes.Equal(got, want) {
-			t.Errorf("cleanupMessage(%q) = %q, git stripspace gives %q", msg, got, want)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -16,13 +17,7 @@ var errPatchNotPlain = errors.New("the patch is not plain text hunks")
 // tree is a work tree in memory: slash paths to contents.
 type tree map[string][]byte
 
-func (t tree) clone() tree {
-	c := make(tree, len(t))
-	for p, data := range t {
-		c[p] = data
-	}
-	return c
-}
+func (t tree) clone() tree { return maps.Clone(t) }
 
 // filePatch is the part of a git diff for one file.
 type filePatch struct {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/formula-code/template-verify/internal/nice"
 )
@@ -28,6 +29,43 @@ const (
 	IdentityName  = "template-verify"
 	IdentityEmail = "template-verify@example.invalid"
 )
+
+// Signature is the author and committer line of a commit made through
+// this package, as git writes it in the commit object: identity, then
+// FixedDate in seconds and zone.
+var Signature = func() string {
+	t, err := time.Parse(time.RFC3339, FixedDate)
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("%s <%s> %d +0000", IdentityName, IdentityEmail, t.Unix())
+}()
+
+// CleanMessage is a commit message as `git commit -m` and `-F` keep it
+// (the whitespace clean-up, also `git stripspace`): trailing spaces cut
+// from every line, blank lines at the start and end dropped, runs of
+// blank lines made one, and a final newline. A message with nothing else
+// is an error, as in git.
+func CleanMessage(msg string) (string, error) {
+	var out []string
+	blank := false
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimRight(line, " \t\r\n") // git's isspace: no \f or \v
+		if line == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, line)
+	}
+	if len(out) == 0 {
+		return "", errors.New("empty commit message")
+	}
+	return strings.Join(out, "\n") + "\n", nil
+}
 
 // Env returns the isolated environment for git commands. It keeps PATH and
 // nothing else from the process environment.
