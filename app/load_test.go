@@ -85,16 +85,22 @@ func readAnswers(b *testing.B, out []byte, total int) loadAnswers {
 	return res
 }
 
+// reportAnswers reports the answers' metrics alone: the counts, p50,
+// p99 and the rate they were sent at.
+func (res loadAnswers) reportAnswers(b *testing.B) {
+	b.ReportMetric(float64(res.Accepted), "accepted")
+	b.ReportMetric(float64(res.Rejected), "rejected")
+	b.ReportMetric(float64(percentile(res.Times, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(res.Times, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(len(res.Times))/res.Sent.Seconds(), "deliveries/s")
+}
+
 // report reports the benchmark's metrics, drain being the time until
 // every accepted delivery's run was concluded.
 func (res loadAnswers) report(b *testing.B, drain time.Duration) {
 	p50, p99 := percentile(res.Times, 0.50), percentile(res.Times, 0.99)
 	total := len(res.Times)
-	b.ReportMetric(float64(res.Accepted), "accepted")
-	b.ReportMetric(float64(res.Rejected), "rejected")
-	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(total)/res.Sent.Seconds(), "deliveries/s")
+	res.reportAnswers(b)
 	b.ReportMetric(drain.Seconds(), "drain-s")
 	b.Logf("accepted %d, rejected %d, lost 0, p50 %v, p99 %v, max %v, sent in %v, all %d runs done after %v",
 		res.Accepted, res.Rejected, p50, p99, res.Times[total-1], res.Sent, res.Accepted, drain)
@@ -310,9 +316,23 @@ func writeLoadBodies(b *testing.B, h *harness, dir string, n int) {
 	}
 }
 
+// ackCountFlag and ackOnlyFlag shape BenchmarkWebhookAck for comparing
+// builds: the p99 of 500 answers is their sixth-slowest and moves by tens
+// of milliseconds from run to run, so a comparison wants more answers a
+// run and more runs, and not the drain of every run after each:
+//
+//	go test -run XXX -bench WebhookAck/postgres/steady -benchtime 1x ./app -args -ackcount 2000 -ackonly
+var (
+	ackCountFlag = flag.Int("ackcount", 500, "deliveries BenchmarkWebhookAck sends (a multiple of 10)")
+	ackOnlyFlag  = flag.Bool("ackonly", false, "BenchmarkWebhookAck reports the answers and stops the App without waiting for its runs to conclude")
+)
+
 // loadApart is loadShaped with the App in a process of its own.
 func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Duration) {
-	const total = 500
+	total := *ackCountFlag
+	if total <= 0 || total%10 != 0 {
+		b.Fatalf("-ackcount %d: want a positive multiple of 10 (one in ten deliveries has a bad signature)", total)
+	}
 	k := appKey(b)
 	root := b.TempDir()
 	h := &harness{t: b, data: b.TempDir(), logs: &syncBuffer{}}
@@ -363,6 +383,10 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 		b.Fatalf("load sender: %v", err)
 	}
 	res := readAnswers(b, out.Bytes(), total)
+	if *ackOnlyFlag {
+		res.reportAnswers(b)
+		return
+	}
 	idle := func() bool {
 		resp, err := http.Get(app.url + "/test/idle")
 		if err != nil {
