@@ -81,6 +81,7 @@ func (s *syncBuffer) String() string {
 
 // fixtureRepo is a small repository with a base and heads h1..h3.
 type fixtureRepo struct {
+	dir   string
 	base  string
 	heads []string
 }
@@ -111,7 +112,7 @@ func makeRepo(t testing.TB, dir string) fixtureRepo {
 	run("add", "-A")
 	run("commit", "-q", "-m", "base")
 	base, _ := r.Resolve(ctx, "HEAD")
-	fr := fixtureRepo{base: base}
+	fr := fixtureRepo{dir: dir, base: base}
 	for i := 1; i <= 3; i++ {
 		write("templates/a/test.sh", fmt.Sprintf("echo head %d\n", i))
 		run("add", "-A")

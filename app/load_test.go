@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githttp"
+	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/nice"
 )
 
@@ -302,14 +305,48 @@ func niceSelf(level int) error {
 	return nil
 }
 
-// writeLoadBodies adds n pull requests to the fake GitHub, on the
-// fixture's three heads in turn, and writes a synchronize delivery of
-// each into dir as body-I.json, for the sender.
+// addHeads appends commits to the fixture's main branch, each changing
+// the template, until it has n heads, in one git fast-import.
+func addHeads(b *testing.B, fr *fixtureRepo, n int) {
+	var stream strings.Builder
+	for i := len(fr.heads); i < n; i++ {
+		msg, content := fmt.Sprintf("head %d\n", i+1), fmt.Sprintf("echo head %d\n", i+1)
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter T <t@example.com> %d +0000\ndata %d\n%s", 1700000000+i, len(msg), msg)
+		if i == len(fr.heads) {
+			fmt.Fprintf(&stream, "from %s\n", fr.heads[i-1])
+		}
+		fmt.Fprintf(&stream, "M 100644 inline templates/a/test.sh\ndata %d\n%s\n", len(content), content)
+	}
+	ctx := context.Background()
+	r := gitx.Repo{Dir: fr.dir}
+	if _, err := r.RunInput(ctx, strings.NewReader(stream.String()), "fast-import", "--quiet"); err != nil {
+		b.Fatal(err)
+	}
+	out, err := r.Run(ctx, "rev-list", "--reverse", fr.base+"..main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fr.heads = strings.Fields(string(out))
+	if len(fr.heads) != n {
+		b.Fatalf("the fixture has %d heads after fast-import, want %d", len(fr.heads), n)
+	}
+}
+
+// writeLoadBodies adds n pull requests to the fake GitHub, each on a
+// head of its own, and writes a synchronize delivery of each into dir as
+// body-I.json, for the sender. Pull requests do not share heads: a check
+// run's pull_requests lists every open pull request on its head, and with
+// hundreds on one head each answer of the fake GitHub to the App grew to
+// hundreds of pull requests (the App's announcers then decoded about
+// 100 MB a second of them).
 func writeLoadBodies(b *testing.B, h *harness, dir string, n int) {
+	if len(h.repo.heads) < n {
+		addHeads(b, &h.repo, n)
+	}
 	for i := 0; i < n; i++ {
 		pr := 1000 + i
-		h.addPull(pr, h.repo.heads[i%3], false)
-		body := h.pullPayload("synchronize", pr, h.repo.heads[i%3], false)
+		h.addPull(pr, h.repo.heads[i], false)
+		body := h.pullPayload("synchronize", pr, h.repo.heads[i], false)
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("body-%d.json", i)), body, 0o600); err != nil {
 			b.Fatal(err)
 		}
