@@ -143,6 +143,19 @@ type floodServer struct {
 	done chan error
 }
 
+// stop sends SIGTERM, as a deployment stops serve, and waits for the
+// server's exit: it drains the runs it holds (20 s at most) and stops the
+// processes they started. It returns the server's exit error.
+func (fs *floodServer) stop(t testing.TB) error {
+	t.Helper()
+	if err := fs.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := <-fs.done
+	fs.done <- nil
+	return err
+}
+
 // startFloodServer starts the test binary as an App server on dir.
 func startFloodServer(t testing.TB, dir string, n int) *floodServer {
 	t.Helper()
@@ -358,13 +371,9 @@ func floodThenKill(t *testing.T, dbURL string) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-second.done; err != nil {
+	if err := second.stop(t); err != nil {
 		t.Errorf("the second server: %v", err)
 	}
-	second.done <- nil
 
 	appRuns, renders := map[string]int{}, map[string]int{}
 	for _, c := range h.gh.CheckRuns() {

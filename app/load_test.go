@@ -361,7 +361,7 @@ func writeLoadBodies(b *testing.B, h *harness, dir string, n int) {
 //	go test -run XXX -bench WebhookAck/postgres/steady -benchtime 1x ./app -args -ackcount 2000 -ackonly
 var (
 	ackCountFlag = flag.Int("ackcount", 500, "deliveries BenchmarkWebhookAck sends (a multiple of 10)")
-	ackOnlyFlag  = flag.Bool("ackonly", false, "BenchmarkWebhookAck reports the answers and stops the App without waiting for its runs to conclude")
+	ackOnlyFlag  = flag.Bool("ackonly", false, "BenchmarkWebhookAck reports the answers and stops the App (SIGTERM) without waiting for every run to conclude")
 )
 
 // loadApart is loadShaped with the App in a process of its own.
@@ -422,6 +422,11 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 	res := readAnswers(b, out.Bytes(), total)
 	if *ackOnlyFlag {
 		res.reportAnswers(b)
+		// Killed, the App would leave its clones writing into the
+		// folders the test removes.
+		if err := app.stop(b); err != nil {
+			b.Fatalf("stop the App: %v", err)
+		}
 		return
 	}
 	idle := func() bool {
