@@ -84,9 +84,13 @@ func TestWorkerEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.stop()
-	env, err := os.ReadFile("/proc/" + itoa(w.cmd.Process.Pid) + "/environ")
-	if err != nil {
-		t.Fatal(err)
+	// Right after Start the process may still be in execve, where its
+	// environ reads empty: read until the new program's is there.
+	var env []byte
+	for deadline := time.Now().Add(time.Minute); len(env) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if env, err = os.ReadFile("/proc/" + itoa(w.cmd.Process.Pid) + "/environ"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if strings.Contains(string(env), "fake-secret") || !strings.Contains(string(env), workerVar+"=") {
 		t.Errorf("worker environment %q", env)
