@@ -24,7 +24,6 @@ import (
 	"github.com/formula-code/template-verify/internal/fakeclock"
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githttp"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -188,28 +187,6 @@ func startFloodServer(t testing.TB, dir string, n int) *floodServer {
 	return fs
 }
 
-// floodRepo is a fixture repository with a base and n heads.
-func floodRepo(t *testing.T, dir string, n int) fixtureRepo {
-	t.Helper()
-	fr := makeRepo(t, dir)
-	ctx := context.Background()
-	r := gitx.Repo{Dir: dir}
-	for i := len(fr.heads); i < n; i++ {
-		if err := os.WriteFile(filepath.Join(dir, "templates/a/test.sh"), []byte(fmt.Sprintf("echo head %d\n", i+1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Run(ctx, "commit", "-q", "-am", fmt.Sprintf("head %d", i+1)); err != nil {
-			t.Fatal(err)
-		}
-		sha, err := r.Resolve(ctx, "HEAD")
-		if err != nil {
-			t.Fatal(err)
-		}
-		fr.heads = append(fr.heads, sha)
-	}
-	return fr
-}
-
 // 2,000 deliveries (100 different bodies for each head of 20 pull
 // requests), then kill -9 while jobs wait and run, then a restart: every
 // head ends with exactly one job (one App check run, made when its job is
@@ -239,7 +216,8 @@ func floodThenKill(t *testing.T, dbURL string) {
 	root := t.TempDir()
 	h := &harness{t: t, data: t.TempDir(), logs: &syncBuffer{}}
 	h.gh = fakegithub.NewApp(t, testAppID, &k.PublicKey)
-	h.repo = floodRepo(t, filepath.Join(root, testRepo), prs)
+	h.repo = makeRepo(t, filepath.Join(root, testRepo))
+	addHeads(t, &h.repo, prs)
 	h.git = githttp.Start(t, root)
 	h.gh.SetPermission(testFull, "dev", "write")
 	for i := 0; i < prs; i++ {

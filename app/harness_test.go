@@ -123,6 +123,34 @@ func makeRepo(t testing.TB, dir string) fixtureRepo {
 	return fr
 }
 
+// addHeads appends commits to the fixture's main branch, each changing
+// the template, until it has n heads, in one git fast-import.
+func addHeads(t testing.TB, fr *fixtureRepo, n int) {
+	t.Helper()
+	var stream strings.Builder
+	for i := len(fr.heads); i < n; i++ {
+		msg, content := fmt.Sprintf("head %d\n", i+1), fmt.Sprintf("echo head %d\n", i+1)
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter T <t@example.com> %d +0000\ndata %d\n%s", 1700000000+i, len(msg), msg)
+		if i == len(fr.heads) {
+			fmt.Fprintf(&stream, "from %s\n", fr.heads[i-1])
+		}
+		fmt.Fprintf(&stream, "M 100644 inline templates/a/test.sh\ndata %d\n%s\n", len(content), content)
+	}
+	ctx := context.Background()
+	r := gitx.Repo{Dir: fr.dir}
+	if _, err := r.RunInput(ctx, strings.NewReader(stream.String()), "fast-import", "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Run(ctx, "rev-list", "--reverse", fr.base+"..main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr.heads = strings.Fields(string(out))
+	if len(fr.heads) != n {
+		t.Fatalf("the fixture has %d heads after fast-import, want %d", len(fr.heads), n)
+	}
+}
+
 // stubVerify is a fast verification: it checks that the clone has the
 // head, and reports one passing render check.
 type stubVerify struct {

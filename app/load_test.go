@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +13,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -22,7 +20,6 @@ import (
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/githttp"
-	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/nice"
 )
 
@@ -303,33 +300,6 @@ func niceSelf(level int) error {
 		}
 	}
 	return nil
-}
-
-// addHeads appends commits to the fixture's main branch, each changing
-// the template, until it has n heads, in one git fast-import.
-func addHeads(b *testing.B, fr *fixtureRepo, n int) {
-	var stream strings.Builder
-	for i := len(fr.heads); i < n; i++ {
-		msg, content := fmt.Sprintf("head %d\n", i+1), fmt.Sprintf("echo head %d\n", i+1)
-		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter T <t@example.com> %d +0000\ndata %d\n%s", 1700000000+i, len(msg), msg)
-		if i == len(fr.heads) {
-			fmt.Fprintf(&stream, "from %s\n", fr.heads[i-1])
-		}
-		fmt.Fprintf(&stream, "M 100644 inline templates/a/test.sh\ndata %d\n%s\n", len(content), content)
-	}
-	ctx := context.Background()
-	r := gitx.Repo{Dir: fr.dir}
-	if _, err := r.RunInput(ctx, strings.NewReader(stream.String()), "fast-import", "--quiet"); err != nil {
-		b.Fatal(err)
-	}
-	out, err := r.Run(ctx, "rev-list", "--reverse", fr.base+"..main")
-	if err != nil {
-		b.Fatal(err)
-	}
-	fr.heads = strings.Fields(string(out))
-	if len(fr.heads) != n {
-		b.Fatalf("the fixture has %d heads after fast-import, want %d", len(fr.heads), n)
-	}
 }
 
 // writeLoadBodies adds n pull requests to the fake GitHub, each on a
