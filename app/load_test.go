@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -282,6 +283,17 @@ func BenchmarkWebhookAck(b *testing.B) {
 	}
 }
 
+// autogroupState is Linux's kernel.sched_autogroup_enabled: "1" when
+// each session is a CPU group of its own (in the root cgroup), "0", or
+// why it is not known.
+func autogroupState() string {
+	raw, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+	if err != nil {
+		return "not known (" + err.Error() + ")"
+	}
+	return strings.TrimSpace(string(raw))
+}
+
 // niceSelf sets the nice level of every thread of this process (Linux
 // keeps one per thread; a thread started later takes its creator's). It
 // returns what it could not do: lowering the level again takes root.
@@ -390,6 +402,7 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 		b.Fatalf("load sender: %v", err)
 	}
 	res := readAnswers(b, out.Bytes(), total)
+	b.Logf("kernel.sched_autogroup_enabled: %s (docs/replicas.md: one CPU group per session, each Postgres backend its own)", autogroupState())
 	if *ackOnlyFlag {
 		res.reportAnswers(b)
 		// Killed, the App would leave its clones writing into the
