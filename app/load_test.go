@@ -294,6 +294,50 @@ func autogroupState() string {
 	return strings.TrimSpace(string(raw))
 }
 
+// cpuCgroup is the CPU cgroup of this process as /proc/self/cgroup names
+// it (cgroup v1's "cpu" controller, else the v2 group): "/" is the root,
+// where autogroup applies. Inside a cgroup namespace a container's own
+// group reads "/" too.
+func cpuCgroup() string {
+	raw, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "not known (" + err.Error() + ")"
+	}
+	return cpuCgroupOf(string(raw))
+}
+
+// cpuCgroupOf reads the CPU cgroup from the text of /proc/PID/cgroup.
+func cpuCgroupOf(procCgroup string) string {
+	v2 := "not known (no cpu line in /proc/self/cgroup)"
+	for _, line := range strings.Split(strings.TrimSpace(procCgroup), "\n") {
+		id, rest, _ := strings.Cut(line, ":")
+		controllers, path, _ := strings.Cut(rest, ":")
+		if id == "0" && controllers == "" {
+			v2 = path + " (v2)"
+			continue
+		}
+		if slices.Contains(strings.Split(controllers, ","), "cpu") {
+			return path
+		}
+	}
+	return v2
+}
+
+// The benchmark's label of where it ran: v1's cpu controller (alone or
+// beside cpuacct) wins over the v2 line; a pure v2 host gives its group.
+func TestCPUCgroupOf(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"9:name=systemd:/\n2:cpuacct:/\n1:cpu:/template-verify-bench-7\n0::/\n", "/template-verify-bench-7"},
+		{"4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n", "/docker/abc"},
+		{"2:cpuacct:/x\n1:cpuset:/y\n", "not known (no cpu line in /proc/self/cgroup)"},
+		{"0::/user.slice/session-3.scope\n", "/user.slice/session-3.scope (v2)"},
+	} {
+		if got := cpuCgroupOf(c.in); got != c.want {
+			t.Errorf("cpuCgroupOf(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 // niceSelf sets the nice level of every thread of this process (Linux
 // keeps one per thread; a thread started later takes its creator's). It
 // returns what it could not do: lowering the level again takes root.
@@ -402,7 +446,7 @@ func loadApart(b *testing.B, round int, dbURL string, burst int, every time.Dura
 		b.Fatalf("load sender: %v", err)
 	}
 	res := readAnswers(b, out.Bytes(), total)
-	b.Logf("kernel.sched_autogroup_enabled: %s (docs/replicas.md: one CPU group per session, each Postgres backend its own)", autogroupState())
+	b.Logf("kernel.sched_autogroup_enabled: %s, CPU cgroup %s (docs/replicas.md: in the root cgroup, one CPU group per session, each Postgres backend its own; scripts/webhook-bench.sh runs in a cgroup)", autogroupState(), cpuCgroup())
 	if *ackOnlyFlag {
 		res.reportAnswers(b)
 		// Killed, the App would leave its clones writing into the
