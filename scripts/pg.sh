@@ -26,15 +26,22 @@ if [ "$(id -u)" = 0 ]; then
   as_user=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --)
 fi
 
+# as_pg runs a PostgreSQL program as the cluster's user, from /: nobody may
+# not enter the caller's folder (a mktemp -d one is mode 700), and pg_ctl
+# then prints "could not change directory".
+as_pg() {
+  (cd / && "${as_user[@]}" "$@")
+}
+
 start() {
   # /tmp, not TMPDIR: a unix socket path must stay under 108 bytes, and
   # nobody must be able to reach the folder.
   dir=$(mktemp -d /tmp/tv-pg-XXXXXX)
   chmod 755 "$dir"
   if [ "$user" = nobody ]; then chown nobody "$dir"; fi
-  "${as_user[@]}" "$bin/initdb" -D "$dir/data" -U "$user" --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
+  as_pg "$bin/initdb" -D "$dir/data" -U "$user" --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
-  if ! "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+  if ! as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
     -o "-k $dir -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
     start >/dev/null; then
     cat "$dir/postgres.log" >&2
@@ -47,7 +54,7 @@ start() {
 stop() {
   local d=$1
   if [ -d "$d/data" ]; then
-    "${as_user[@]}" "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
+    as_pg "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1 || true
   fi
   rm -rf "$d"
 }
