@@ -23,8 +23,8 @@
 # As root in the root CPU cgroup (cgroup v1 "cpu" or v2 with the cpu
 # controller), this script makes a child cgroup, moves itself into it,
 # runs the benchmark there and removes the cgroup at the end. Anywhere
-# else (not root, or already in a cgroup), it runs the benchmark where it
-# is. --bare skips the cgroup, to compare. The benchmark prints the setting
+# else (not root, already in a cgroup, or a cgroup file system it cannot
+# write), it runs the benchmark where it is. --bare skips the cgroup, to compare. The benchmark prints the setting
 # and the CPU cgroup it ran in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,27 +52,35 @@ cpu_cgroup() {
   fi
 }
 
-group=""
+# enter makes the cgroup $group under $parent and moves this shell into
+# it; it fails, leaving nothing behind, where the cgroup file system is
+# read-only (a container's, by default) or refuses the controller.
+enter() {
+  if [ "$parent" = /sys/fs/cgroup ]; then
+    # cgroup v2: the root hands the cpu controller to its children.
+    echo +cpu >/sys/fs/cgroup/cgroup.subtree_control || return 1
+  fi
+  mkdir "$group" || return 1
+  echo $$ >"$group/cgroup.procs" || { rmdir "$group"; return 1; }
+}
+
+leave() {
+  echo $$ >"$parent/cgroup.procs"
+  rmdir "$group" 2>/dev/null || echo "webhook-bench.sh: $group still holds processes; remove it with rmdir once they end" >&2
+}
+
 if [ "$bare" = 0 ]; then
   parent=$(cpu_cgroup)
+  group="$parent/template-verify-bench-$$"
   if [ "$(id -u)" != 0 ]; then
     echo "webhook-bench.sh: not root, so no cgroup of its own; running where it is" >&2
   elif [ -z "$parent" ]; then
     echo "webhook-bench.sh: no CPU cgroup controller found in /proc/self/cgroup; running where it is" >&2
   elif [ "$parent" != /sys/fs/cgroup/cpu ] && [ "$parent" != /sys/fs/cgroup ]; then
     echo "webhook-bench.sh: already in the CPU cgroup $parent, where autogroup does not apply; running there" >&2
+  elif ! enter; then
+    echo "webhook-bench.sh: could not make or enter $group (above); running where it is" >&2
   else
-    group="$parent/template-verify-bench-$$"
-    if [ "$parent" = /sys/fs/cgroup ]; then
-      # cgroup v2: the root hands the cpu controller to its children.
-      echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-    fi
-    mkdir "$group"
-    echo $$ >"$group/cgroup.procs"
-    leave() {
-      echo $$ >"$parent/cgroup.procs"
-      rmdir "$group" 2>/dev/null || echo "webhook-bench.sh: $group still holds processes; remove it with rmdir once they end" >&2
-    }
     trap leave EXIT
     echo "webhook-bench.sh: running in the CPU cgroup $group" >&2
   fi
