@@ -86,6 +86,11 @@ type Template struct {
 	// Shell forces (true) or disables (false) the bash -n check; when unset,
 	// files ending in .sh or starting with a bash or sh shebang are shell.
 	Shell *bool `yaml:"shell"`
+	// Sets are variable sets of record observed in the repository's own
+	// renders (a test that renders the template, and the variants its
+	// types give); when there are any they are the template's sets, and
+	// Vars and Matrix only fill names a set lacks. Never from a file.
+	Sets []VarSet `yaml:"-"`
 }
 
 // Restore configures the restore suite.

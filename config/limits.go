@@ -106,6 +106,9 @@ func (c *Config) validateLimits(fail func(msg string, keyPath ...string) error) 
 // product of its matrix), without making them; it stops counting above
 // limit and then returns limit+1.
 func (g *Group) CountVarSets(t Template, limit int) int {
+	if len(t.Sets) > 0 {
+		return min(len(t.Sets), limit+1)
+	}
 	n := 1
 	for _, vals := range g.matrixOf(t) {
 		if len(vals) == 0 {
@@ -131,6 +134,14 @@ func (g *Group) VarSetsUpTo(t Template, limit int) (sets []VarSet, total int) {
 	base := map[string]any{}
 	maps.Copy(base, g.Vars)
 	maps.Copy(base, t.Vars)
+	if len(t.Sets) > 0 {
+		for _, s := range t.Sets[:min(len(t.Sets), limit)] {
+			vars := maps.Clone(base)
+			maps.Copy(vars, s.Vars)
+			sets = append(sets, VarSet{Name: s.Name, Vars: vars})
+		}
+		return sets, total
+	}
 	matrix := g.matrixOf(t)
 	var keys []string
 	for _, k := range slices.Sorted(maps.Keys(matrix)) {

@@ -246,6 +246,11 @@ func defined(g *config.Group, t config.Template, n *config.Names) map[string]boo
 			def[k] = true
 		}
 	}
+	for _, s := range t.Sets {
+		for k := range s.Vars {
+			def[k] = true
+		}
+	}
 	if n != nil {
 		for _, k := range n.Ignore {
 			def[k] = true

@@ -12,6 +12,9 @@ type stats struct {
 	sets         int // template and variable set pairs
 	renders      int
 	shellScripts int
+	headRenders  int // renders at head
+	headOK       int // renders at head that work
+	unrendered   int // templates no variable set renders at either side
 }
 
 func (s stats) figures(f engineResult) []checks.Figure {
@@ -29,10 +32,17 @@ func (s stats) figures(f engineResult) []checks.Figure {
 
 func summary(s stats, fails int, f engineResult) string {
 	msg := fmt.Sprintf("The check renders %s at base and head for %s. ", plural(s.templates, "template"), plural(s.sets, "variable set"))
-	if fails > 0 {
+	switch {
+	case fails > 0:
 		msg += fmt.Sprintf("It finds %s. ", plural(fails, "problem"))
-	} else {
+	case s.unrendered > 0:
+		msg += fmt.Sprintf("No variable set renders %s at base or at head, so the check cannot judge %s: it is not run. ", plural(s.unrendered, "template"), map[bool]string{true: "it", false: "them"}[s.unrendered == 1])
+	case s.headRenders > 0 && s.headOK == s.headRenders:
 		msg += "Every render at head works, and bash accepts every rendered script. "
+	case s.headRenders > 0:
+		msg += fmt.Sprintf("%d of %d renders at head work; the others fail as they do at base. ", s.headOK, s.headRenders)
+	default:
+		msg += "No template is at head (the change deletes them). "
 	}
 	if f.jinja2 {
 		msg += fmt.Sprintf("Python Jinja2 %s, production's engine, rendered them.", f.version)

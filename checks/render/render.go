@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,11 +93,23 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	}
 	var st stats
 	var rf []setFinding
+	blind := unrendered(jobs)
+	for _, p := range slices.Sorted(maps.Keys(blind)) {
+		res.Findings = append(res.Findings, notRendered(p, blind[p]))
+	}
 	for _, j := range jobs {
 		j.shell = checks.IsShell(j.entry, j.tmpl.Rel, j.head.output)
 		st.renders += boolInt(j.tmpl.AtBase()) + boolInt(j.tmpl.AtHead())
+		if j.tmpl.AtHead() {
+			st.headRenders++
+			st.headOK += boolInt(j.head.err == nil)
+		}
+		if _, ok := blind[j.tmpl.Path]; ok {
+			continue
+		}
 		rf = append(rf, renderFindings(j, config.PreExistingFails(in.BaseConfig, in.Config))...)
 	}
+	st.unrendered = len(blind)
 	res.Findings = append(res.Findings, mergeSets(rf, setsPerTemplate(jobs))...)
 	shellFindings, nShell := shellCheck(ctx, in, jobs)
 	st.shellScripts = nShell
@@ -112,6 +126,9 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	case fails > 0:
 		res.Conclusion = checks.Failure
 		res.Title = fmt.Sprintf("%s in %s", plural(fails, "render problem"), plural(st.templates, "template"))
+	case st.unrendered > 0:
+		res.Conclusion = checks.NotRun
+		res.Title = fmt.Sprintf("%s of %s not rendered: no variable set renders them", plural(st.unrendered, "template"), plural(st.templates, "template"))
 	default:
 		res.Conclusion = checks.Success
 		res.Title = fmt.Sprintf("%s render at base and head (%s)", plural(st.templates, "template"), plural(st.renders, "render"))

@@ -94,9 +94,17 @@ func TestRenderFindings(t *testing.T) {
 		},
 		{
 			name:        "new template with an error",
-			head:        map[string]string{"tpl/new.sh": "echo {{ nope }}\n"},
+			head:        map[string]string{"tpl/new.sh": "{% if flag %}echo {{ nope }}{% endif %}\n"},
 			want:        checks.Failure,
 			wantFinding: []string{"failure tpl/new.sh:1 "},
+		},
+		{
+			// No set renders it: the sets lack a name, which is the
+			// tool's want of evidence, not a verdict.
+			name:        "new template that no set renders",
+			head:        map[string]string{"tpl/new.sh": "echo {{ nope }}\n"},
+			want:        checks.NotRun,
+			wantFinding: []string{"warning tpl/new.sh:1 ", "The sets lack `nope`"},
 		},
 		{
 			name:        "error inside an included file names that file",

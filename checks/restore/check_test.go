@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fixture"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
@@ -247,5 +248,28 @@ func TestStopsBeforeScenarios(t *testing.T) {
 				t.Errorf("scenarios ran: %+v", res.Tables)
 			}
 		})
+	}
+}
+
+// TestStepThatRendersAtNeitherSideIsNotRun: when the variable set lacks a
+// name at base and at head, the tool has no step to run; that is "not
+// run", never a failure of the PR (the head alone lacking it fails, see
+// TestStopsBeforeScenarios).
+func TestStepThatRendersAtNeitherSideIsNotRun(t *testing.T) {
+	t.Parallel()
+	bad := script(t, "render-error.sh")
+	v := makeVerified(t,
+		map[string]string{config.Path: readTestdata(t, "config.yml"), "tpl/tests/test.sh": bad},
+		map[string]string{"tpl/tests/test.sh": bad + "# a comment the head adds\n"})
+	res := New().Run(context.Background(), inputFor(t, v))
+	if res.Conclusion != checks.NotRun {
+		logFindings(t, res)
+		t.Fatalf("conclusion %s (%s), want not run", res.Conclusion, res.Title)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f checks.Finding) bool {
+		return f.Level == checks.LevelWarning && f.Line == 2 && strings.Contains(f.Message, "does not render either")
+	}) {
+		logFindings(t, res)
+		t.Error("no warning says the base does not render either")
 	}
 }

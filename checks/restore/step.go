@@ -69,7 +69,10 @@ type stop struct {
 	// noSection: the rendered script (the template at path) has no line
 	// that matches the section start; noFile: the side has no such template.
 	noSection, noFile bool
-	path              string
+	// undefined: the template does not render because the variable set
+	// lacks a name.
+	undefined bool
+	path      string
 }
 
 // prepareStep renders the restore template at head and cuts the step out
@@ -81,7 +84,31 @@ func prepareStep(ctx context.Context, in *checks.Input, rc *config.Restore, base
 	if st != nil && st.noSection {
 		st = missingSection(ctx, in, rc, st)
 	}
+	if st != nil && st.undefined {
+		st = undefinedAtBoth(ctx, in, rc, st)
+	}
 	return s, st
+}
+
+// undefinedAtBoth judges a head step that does not render because the
+// variable set lacks a name. When the base's step does not render for the
+// same want, the tool has no variables that production passes: the check
+// is not run, never a failure of the PR (the render check says the same
+// of the template). When the base renders, the head brings the name: the
+// head's failure stands.
+func undefinedAtBoth(ctx context.Context, in *checks.Input, rc *config.Restore, head *stop) *stop {
+	cfg, brc := in.Config, rc
+	if in.BaseConfig != nil && in.BaseConfig.Restore != nil {
+		cfg, brc = in.BaseConfig, in.BaseConfig.Restore
+	}
+	_, bst := renderStep(ctx, in.Plan.Trees, cfg, brc, baseRev(in), "base", "")
+	if bst == nil || !bst.undefined {
+		return head
+	}
+	f := *head.finding
+	f.Level = checks.LevelWarning
+	f.Message += ". The base's step does not render either: the variable set lacks names that production passes, so the restore check cannot run. Add a test that renders the template (the tool records its variables), or restore.vars in .github/template-verify.yml."
+	return &stop{conclusion: checks.NotRun, title: "The restore template does not render with the variables the tool has, at base or head", finding: &f}
 }
 
 // missingSection judges a head script without the restore section against
@@ -181,7 +208,7 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 			f.Path, f.Line = je.File, je.Line
 			f.Message = fmt.Sprintf("%s does not render: %s", where(je.File, je.Line), je.Msg)
 		}
-		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render", finding: f}
+		return nil, &stop{conclusion: checks.Failure, title: "The restore template does not render", finding: f, undefined: undefinedName.MatchString(err.Error())}
 	}
 	s, st := cutStep(r.Text, rc, r.Path)
 	if st != nil {
@@ -196,6 +223,9 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	}
 	return s, nil
 }
+
+// undefinedName matches the render error of a name no variable set has.
+var undefinedName = regexp.MustCompile(`'[^']+' is undefined|has no attribute '[^']+'`)
 
 // jinjaName finds the variables a template prints: {{ name ... }}.
 var jinjaName = regexp.MustCompile(`\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)`)

@@ -61,6 +61,7 @@ func read(ctx context.Context, repo gitx.Repo, sha string) (*Found, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("The render code could not be read (%v): the run uses the built-in datasmith groups.", err)
 	}
+	observe(ctx, repo, sha, python, found)
 	return found, ""
 }
 

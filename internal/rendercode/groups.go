@@ -94,6 +94,7 @@ func templates(sites []Site, root string, files map[string]bool) ([]config.Templ
 		path string
 		vars map[string][]any
 		keys []string
+		sets []config.VarSet
 	}
 	var entries []*entry
 	byPath := map[string]*entry{}
@@ -116,8 +117,14 @@ func templates(sites []Site, root string, files map[string]bool) ([]config.Templ
 			byPath[p] = e
 			entries = append(entries, e)
 		}
+		for _, set := range s.Sets {
+			e.sets = appendSet(e.sets, set)
+		}
 		for _, k := range sortedKeys(s.Vars) {
 			for _, into := range []*entry{e, all} {
+				if into == e && len(s.Sets) > 0 {
+					continue // the entry takes the observed sets whole
+				}
 				if _, ok := into.vars[k]; !ok {
 					into.keys = append(into.keys, k)
 				}
@@ -131,7 +138,7 @@ func templates(sites []Site, root string, files map[string]bool) ([]config.Templ
 	entries = append(entries, all)
 	out := make([]config.Template, 0, len(entries))
 	for _, e := range entries {
-		t := config.Template{Path: e.path, Vars: map[string]any{}}
+		t := config.Template{Path: e.path, Vars: map[string]any{}, Sets: e.sets}
 		for _, k := range e.keys {
 			vals := e.vars[k]
 			switch {

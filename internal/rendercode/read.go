@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 	"github.com/formula-code/template-verify/internal/sandbox"
 )
@@ -59,6 +60,8 @@ type Env struct {
 	Unresolved []string        `json:"unresolved"`
 	Opts       map[string]bool `json:"opts"`
 	Notes      []string        `json:"notes"`
+	// observed is true once a render of the tests gave the options.
+	observed bool
 }
 
 // Var is one variable of a render call: the values it takes (one value,
@@ -77,6 +80,12 @@ type Site struct {
 	Glob     string         `json:"glob"`     // a glob of loader names
 	Vars     map[string]Var `json:"vars"`
 	Notes    []string       `json:"notes"`
+	// Sets are the variable sets of record that the repository's own
+	// tests rendered the template with, and Types the hints of their
+	// names (observe.go); empty for a site read statically.
+	Sets  []config.VarSet                `json:"-"`
+	Types map[string]TypeInfo            `json:"-"`
+	Attrs map[string]map[string]TypeInfo `json:"-"`
 }
 
 // Copy is a file the render code uses verbatim: copied with shutil, or
@@ -101,7 +110,10 @@ type Found struct {
 	// Sources the text of every .py file read (for the suites).
 	Files   []string          `json:"-"`
 	Tree    []string          `json:"-"`
+	Blobs   map[string]string `json:"-"` // path -> git blob id
 	Sources map[string][]byte `json:"-"`
+	// Observation holds the renders the repository's tests made (observe.go).
+	Observation *Observation `json:"-"`
 	// Cut says that the bounds left Python files out.
 	Cut string `json:"-"`
 }
@@ -112,11 +124,12 @@ func Read(ctx context.Context, repo gitx.Repo, rev, python string) (*Found, erro
 	if err != nil {
 		return nil, fmt.Errorf("render code at %s: %w", rev, err)
 	}
-	f := &Found{Sources: map[string][]byte{}}
+	f := &Found{Sources: map[string][]byte{}, Blobs: map[string]string{}}
 	var pyPaths, shas []string
 	total := 0
 	for _, e := range entries {
 		f.Tree = append(f.Tree, e.Path)
+		f.Blobs[e.Path] = e.SHA
 		if !strings.HasSuffix(e.Path, ".py") || e.Mode == "120000" {
 			continue
 		}

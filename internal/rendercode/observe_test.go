@@ -1,0 +1,82 @@
+package rendercode
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/config"
+)
+
+// TestObserveRendersOfTests runs a repository whose render code passes
+// **asdict(spec) (no name the static reading can see), searches two
+// folders with one loader, and loads the prompt from text: the recorded
+// renders give each template its variable sets, with the variants the
+// dataclass's types allow.
+func TestObserveRendersOfTests(t *testing.T) {
+	python(t)
+	r, sha := commit(t, testdataFiles(t, "testdata/ctx_shape"))
+	cfg := Config(context.Background(), r.Repo, sha)
+	if cfg.Derived == nil || cfg.Derived.Fallback {
+		t.Fatalf("nothing derived: %+v", cfg.Derived)
+	}
+	notes := strings.Join(Where(cfg), "\n")
+	if !strings.Contains(notes, "recorded 2 renders from 2 tests") {
+		t.Fatalf("notes do not say what was recorded:\n%s", notes)
+	}
+	g, tmpl := findEntry(t, cfg, "pkg/templates", "tests/test.sh")
+	if !g.Jinja.StrictUndefined || !g.Jinja.KeepTrailingNewline {
+		t.Errorf("options %+v, want the observed strict_undefined and keep_trailing_newline", g.Jinja)
+	}
+	sets := g.VarSets(tmpl)
+	for _, want := range []map[string]any{
+		{"task": "t1", "run_pytest": true, "rounds": nil},
+		{"task": "t1", "run_pytest": false, "rounds": nil},
+		{"task": "t1", "run_pytest": true, "rounds": 1},
+	} {
+		if !slices.ContainsFunc(sets, func(s config.VarSet) bool { return sameVars(s.Vars, want) }) {
+			t.Errorf("no variable set %v among %v", want, setNames(sets))
+		}
+	}
+	if sets[0].Name != "tests/test_render.py::test_render_script" {
+		t.Errorf("first set is named %q, want the test that rendered it", sets[0].Name)
+	}
+	pg, prompt := findEntry(t, cfg, "pkg/prompts", "final.md")
+	ps := pg.VarSets(prompt)
+	if len(ps) != 1 || ps[0].Vars["issue"] != "Fix it" {
+		t.Errorf("prompt sets %+v, want the one the test renders", ps)
+	}
+}
+
+func findEntry(t *testing.T, cfg *config.Config, root, rel string) (*config.Group, config.Template) {
+	t.Helper()
+	for i := range cfg.Groups {
+		g := &cfg.Groups[i]
+		if g.Root != root {
+			continue
+		}
+		for _, e := range g.Templates {
+			if e.Path == rel {
+				return g, e
+			}
+		}
+	}
+	var have []string
+	for _, g := range cfg.Groups {
+		for _, e := range g.Templates {
+			have = append(have, g.Root+":"+e.Path)
+		}
+	}
+	t.Fatalf("no entry %s in %s; have %v", rel, root, have)
+	return nil, config.Template{}
+}
+
+func setNames(sets []config.VarSet) []string {
+	var out []string
+	for _, s := range sets {
+		out = append(out, s.Name)
+	}
+	slices.Sort(out)
+	return out
+}
