@@ -49,8 +49,13 @@ type Config struct {
 type Group struct {
 	Name string `yaml:"name"`
 	// Root is the loader root, relative to the repository top.
-	Root  string `yaml:"root"`
-	Jinja Jinja  `yaml:"jinja"`
+	Root string `yaml:"root"`
+	// Search is the loader's whole search path in Jinja's order (a
+	// FileSystemLoader of several folders, a ChoiceLoader), Root among
+	// them: an include resolves in the first folder that has the name.
+	// Empty means Root alone.
+	Search []string `yaml:"search"`
+	Jinja  Jinja    `yaml:"jinja"`
 	// Vars and Matrix apply to every template of the group; a template's own
 	// entries override them key by key.
 	Vars      map[string]any   `yaml:"vars"`

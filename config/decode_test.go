@@ -25,6 +25,8 @@ func TestDecodeErrorsNameFileAndLine(t *testing.T) {
 		{"group without name", "groups:\n  - root: r\n    templates: [{path: x}]\n", 2, "needs a name"},
 		{"duplicate group", "groups:\n  - {name: a, root: r, templates: [{path: x}]}\n  - {name: a, root: s, templates: [{path: x}]}\n", 3, "used twice"},
 		{"empty matrix", "groups:\n  - name: a\n    root: r\n    templates:\n      - path: x\n        matrix:\n          k: []\n", 7, "has no values"},
+		{"search without the root", "groups:\n  - name: a\n    root: r\n    search: [s, t]\n    templates: [{path: x}]\n", 4, "must hold the root \"r\""},
+		{"search folder outside the repository", "groups:\n  - name: a\n    root: r\n    search: [r, ../up]\n    templates: [{path: x}]\n", 4, "not a clean path"},
 		{"bad glob", "groups:\n  - name: a\n    root: r\n    templates:\n      - path: \"[\"\n", 5, "not a valid glob"},
 		{"bad restore regexp", "restore:\n  template: harbor:tests/test.sh\n  section: {start: a, end: b}\n  patterns:\n    - ok\n    - \"(\"\n", 6, "not a valid regular expression"},
 		{"restore without section or command", "restore:\n  template: harbor:tests/test.sh\n", 1, "give a section"},

@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -38,6 +41,14 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 		}
 		if len(g.Templates) == 0 {
 			return fail(fmt.Sprintf("group %q lists no templates", g.Name), "groups", gi)
+		}
+		for j, dir := range g.Search {
+			if dir == "" || path.IsAbs(dir) || path.Clean(dir) != dir || strings.HasPrefix(dir, "../") || dir == ".." {
+				return fail(fmt.Sprintf("search folder %q is not a clean path relative to the repository top", dir), "groups", gi, "search", strconv.Itoa(j))
+			}
+		}
+		if len(g.Search) > 0 && !slices.Contains(g.Search, g.Root) {
+			return fail(fmt.Sprintf("group %q: search lists the loader's whole search path, so it must hold the root %q", g.Name, g.Root), "groups", gi, "search")
 		}
 		for j, t := range g.Templates {
 			if !validGlob(t.Path) {

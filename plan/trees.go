@@ -2,8 +2,10 @@ package plan
 
 import (
 	"context"
+	"maps"
 	"sync"
 
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
 )
 
@@ -96,6 +98,30 @@ func (t *Trees) reader() *gitx.Batch {
 func (t *Trees) Get(ctx context.Context, rev, dir string) (map[string][]byte, error) {
 	e := t.entry(ctx, rev, dir)
 	return e.files, e.err
+}
+
+// GroupFiles returns the files of every folder that the group's loader
+// searches (its root and config.Group.Search) at rev, by repository path.
+// The map is the cached one when the group searches its root alone.
+func (t *Trees) GroupFiles(ctx context.Context, rev string, g *config.Group) (map[string][]byte, error) {
+	files, err := t.Get(ctx, rev, g.Root)
+	if err != nil || len(g.Search) == 0 {
+		return files, err
+	}
+	all := maps.Clone(files)
+	for _, dir := range g.Search {
+		if dir == g.Root {
+			continue
+		}
+		more, err := t.Get(ctx, rev, dir)
+		if err != nil {
+			return nil, err
+		}
+		for p, data := range more {
+			all[p] = data
+		}
+	}
+	return all, nil
 }
 
 // Symlinks returns the symbolic links under dir at rev (git mode 120000),

@@ -24,10 +24,10 @@ var (
 // how the variables reach the render, the template's suffix, and where
 // its tests live.
 type shape struct {
-	loader string // folder, list, choice, package, text
+	loader string // folder, list, search (two folders), choice, package, text
 	vars   string // kwargs, dict, asdict, attrs
 	suffix string // "" or ".j2"
-	tests  string // tests, test, checks (with pytest.ini testpaths)
+	tests  string // tests, test, checks (pytest.ini testpaths), pyproject (python_files check_*.py under spec/)
 }
 
 func (s shape) String() string {
@@ -75,7 +75,11 @@ func (s shape) files() map[string]string {
 	if s.vars == "attrs" {
 		p = "spec."
 	}
-	tmpl := "#!/usr/bin/env bash\nset -euo pipefail\necho \"task {{ " + p + "task }}\"\n{% if " + p + "run_pytest %}\npython -m pytest -q\n{% else %}\necho skip\n{% endif %}\n"
+	include := ""
+	if s.loader == "search" {
+		include = "{% include 'common.sh' %}\n"
+	}
+	tmpl := "#!/usr/bin/env bash\nset -euo pipefail\n" + include + "echo \"task {{ " + p + "task }}\"\n{% if " + p + "run_pytest %}\npython -m pytest -q\n{% else %}\necho skip\n{% endif %}\n"
 	name := "grade.sh" + s.suffix
 	files := map[string]string{
 		"pkg/__init__.py":           "",
@@ -85,8 +89,18 @@ func (s shape) files() map[string]string {
 		s.tests + "/test_render.py": "from pkg.render import Spec, render\n\n\ndef test_grader_renders():\n    assert 'task t-1' in render(Spec(task='t-1'))\n",
 		"pkg/render.py":             s.renderCode(name),
 	}
-	if s.tests == "checks" {
+	if s.loader == "search" {
+		// The include resolves in the second folder of the search path.
+		files["pkg/shared/common.sh"] = "cd /workspace/repo\n"
+	}
+	switch s.tests {
+	case "checks":
 		files["pytest.ini"] = "[pytest]\ntestpaths = checks\n"
+	case "pyproject":
+		// Tests named as pytest.ini's python_files says, not test_*.py.
+		files["spec/check_render.py"] = files[s.tests+"/test_render.py"]
+		delete(files, s.tests+"/test_render.py")
+		files["pyproject.toml"] = "[tool.pytest.ini_options]\ntestpaths = [\"spec\"]\npython_files = [\"check_*.py\"]\n"
 	}
 	return files
 }
@@ -101,6 +115,8 @@ func (s shape) renderCode(name string) string {
 		fmt.Fprintf(&b, "ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / 'templates')), %s)\n", opts)
 	case "list":
 		fmt.Fprintf(&b, "ENV = jinja2.Environment(loader=jinja2.FileSystemLoader([HERE / 'templates']), %s)\n", opts)
+	case "search":
+		fmt.Fprintf(&b, "ENV = jinja2.Environment(loader=jinja2.FileSystemLoader([HERE / 'templates', HERE / 'shared']), %s)\n", opts)
 	case "choice":
 		fmt.Fprintf(&b, "ENV = jinja2.Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(HERE / 'templates'))]), %s)\n", opts)
 	case "package":
@@ -129,10 +145,10 @@ func (s shape) renderCode(name string) string {
 func randomShape(rng *rand.Rand) shape {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	return shape{
-		loader: pick("folder", "list", "choice", "package", "text"),
+		loader: pick("folder", "list", "search", "choice", "package", "text"),
 		vars:   pick("kwargs", "dict", "asdict", "attrs"),
 		suffix: pick("", ".j2"),
-		tests:  pick("tests", "test", "checks"),
+		tests:  pick("tests", "test", "checks", "pyproject"),
 	}
 }
 

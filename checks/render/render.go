@@ -188,7 +188,7 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 		if e, ok := envs[key]; ok {
 			return e, nil
 		}
-		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		files, err := in.Plan.Trees.GroupFiles(ctx, rev, g)
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", g.Root, short(rev), err)
 		}
@@ -217,7 +217,7 @@ func (c *Check) renderAll(ctx context.Context, in *checks.Input) ([]*job, []chec
 			files = regular
 		}
 
-		e, err := jinja.NewEnv(files, g.Root, g.Jinja)
+		e, err := jinja.NewSearchEnv(files, g.Root, g.Search, g.Jinja)
 		if err != nil {
 			return nil, err
 		}

@@ -190,14 +190,14 @@ func sameAtBase(ctx context.Context, in *checks.Input, baseSHA string) (bool, in
 		return false, 0
 	}
 	render := func(rev string, vars []map[string]any) ([]string, bool) {
-		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		files, err := in.Plan.Trees.GroupFiles(ctx, rev, g)
 		if err != nil {
 			return nil, false
 		}
 		if _, ok := files[path.Join(g.Root, rel)]; !ok {
 			return nil, false
 		}
-		env, err := jinja.NewEnv(files, g.Root, g.Jinja)
+		env, err := jinja.NewSearchEnv(files, g.Root, g.Search, g.Jinja)
 		if err != nil {
 			return nil, false
 		}

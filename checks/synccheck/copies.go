@@ -70,7 +70,12 @@ func (c *Check) read(ctx context.Context, in *checks.Input, r *jinja.Renderer, g
 			return st
 		}
 	}
-	files, err := in.Plan.Trees.Get(ctx, rev, dir)
+	var files map[string][]byte
+	if g != nil {
+		files, err = in.Plan.Trees.GroupFiles(ctx, rev, g)
+	} else {
+		files, err = in.Plan.Trees.Get(ctx, rev, dir)
+	}
 	if err != nil {
 		st.broken = fmt.Sprintf("%s cannot be read: %v", repoPath, err)
 		return st
@@ -139,7 +144,7 @@ func render(ctx context.Context, r *jinja.Renderer, g *config.Group, rel string,
 			regular[p] = data
 		}
 	}
-	env, err := jinja.NewEnv(regular, g.Root, g.Jinja)
+	env, err := jinja.NewSearchEnv(regular, g.Root, g.Search, g.Jinja)
 	if err != nil {
 		return "", fmt.Errorf("environment: %w", err)
 	}

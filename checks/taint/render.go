@@ -22,7 +22,7 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 		if e, ok := envs[k]; ok {
 			return e, nil
 		}
-		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		files, err := in.Plan.Trees.GroupFiles(ctx, rev, g)
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", g.Root, rev, err)
 		}
@@ -36,7 +36,7 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 				regular[p] = data
 			}
 		}
-		e, err := jinja.NewEnv(regular, g.Root, g.Jinja)
+		e, err := jinja.NewSearchEnv(regular, g.Root, g.Search, g.Jinja)
 		if err != nil {
 			return nil, err
 		}

@@ -61,20 +61,40 @@ type parseResult struct {
 // loader root is root. Files outside root are ignored. A root of "" or "."
 // is the repository top.
 func NewEnv(files map[string][]byte, root string, opts config.Jinja) (*Env, error) {
-	root = strings.TrimPrefix(path.Clean(root), "/")
-	if root == "." || root == "" {
-		root = ""
+	return NewSearchEnv(files, root, nil, opts)
+}
+
+// NewSearchEnv is NewEnv for a loader that searches several folders
+// (search, in Jinja's order, root among them): a loader name is the file
+// of the first folder that has it, as Jinja's FileSystemLoader and
+// ChoiceLoader resolve it. files holds the files of every folder.
+func NewSearchEnv(files map[string][]byte, root string, search []string, opts config.Jinja) (*Env, error) {
+	clean := func(r string) string {
+		r = strings.TrimPrefix(path.Clean(r), "/")
+		if r == "." {
+			return ""
+		}
+		return r
+	}
+	root = clean(root)
+	if len(search) == 0 {
+		search = []string{root}
 	}
 	mem := make(map[string]string, len(files))
-	for p, data := range files {
-		rel := p
-		if root != "" {
-			var ok bool
-			if rel, ok = strings.CutPrefix(p, root+"/"); !ok {
-				continue
+	for _, dir := range search {
+		dir = clean(dir)
+		for p, data := range files {
+			rel := p
+			if dir != "" {
+				var ok bool
+				if rel, ok = strings.CutPrefix(p, dir+"/"); !ok {
+					continue
+				}
+			}
+			if _, taken := mem["/"+rel]; !taken {
+				mem["/"+rel] = string(data)
 			}
 		}
-		mem["/"+rel] = string(data)
 	}
 	e := newEnv(mem, root, opts)
 	e.id = envIDs.Add(1)

@@ -263,3 +263,26 @@ func TestRenderTo(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchEnvResolvesAsJinja: a loader of several folders takes a name
+// from the first folder that has it, so an include from one folder finds a
+// file of the next, and a name both have is the first one's.
+func TestSearchEnvResolvesAsJinja(t *testing.T) {
+	files := map[string][]byte{
+		"tpl/run.sh":       []byte("{% include 'common.sh' %}{% include 'both.sh' %}"),
+		"tpl/both.sh":      []byte("first"),
+		"shared/common.sh": []byte("common;"),
+		"shared/both.sh":   []byte("second"),
+	}
+	e, err := NewSearchEnv(files, "tpl", []string{"tpl", "shared"}, strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Render("run.sh", nil); err != nil || out != "common;first" {
+		t.Errorf("render %q %v, want the include from shared/ and both.sh from tpl/", out, err)
+	}
+	alone, _ := NewEnv(files, "tpl", strict)
+	if _, err := alone.Render("run.sh", nil); err == nil {
+		t.Error("without the search path the include of common.sh renders")
+	}
+}

@@ -96,7 +96,28 @@ func Apply(cfg *config.Config, found *Found) {
 	cfg.Groups = groups
 	if cfg.Pytest != nil {
 		cfg.Pytest.Suites = nil
-		if s, ok := found.Suite(groups); ok {
+		s, ok := found.Suite(groups)
+		if o := found.Observation; o != nil {
+			// A test whose run renders a template is related, whatever
+			// its text names.
+			for _, file := range o.testFiles() {
+				if !slices.Contains(s.Files, file) {
+					s.Files = append(s.Files, file)
+					s.Triggers = append(s.Triggers, file)
+					ok = true
+				}
+			}
+			if ok && s.Name == "" {
+				s.Name = SuiteName
+				for _, g := range groups {
+					s.Triggers = append(s.Triggers, g.Root+"/**")
+				}
+				if j, jok := found.jinjaTests(); jok {
+					s.Env = j.Env
+				}
+			}
+		}
+		if ok {
 			cfg.Pytest.Suites = []config.Suite{s}
 		}
 	}

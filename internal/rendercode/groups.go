@@ -64,8 +64,11 @@ func (f *Found) Groups() ([]config.Group, []string) {
 				},
 				Copy: copiesUnder(f.Copies, root, f.Tree),
 			}
+			if len(env.Roots) > 1 {
+				g.Search = slices.Clone(env.Roots)
+			}
 			var missing []string
-			g.Templates, missing = templates(sites, root, files)
+			g.Templates, missing = templates(sites, root, env.Roots, files)
 			notes = append(notes, missing...)
 			if !slices.ContainsFunc(sites, func(s Site) bool { return path.Ext(s.Template) == ".py" || path.Ext(s.Glob) == ".py" }) {
 				// Python under a root that no render call loads is code
@@ -89,7 +92,7 @@ func (f *Found) Groups() ([]config.Group, []string) {
 // entries, one per loaded name or glob in the order first seen, and the
 // catch-all entry last. missing says which sites load a template that is
 // not under root.
-func templates(sites []Site, root string, files map[string]bool) ([]config.Template, []string) {
+func templates(sites []Site, root string, search []string, files map[string]bool) ([]config.Template, []string) {
 	type entry struct {
 		path string
 		vars map[string][]any
@@ -109,7 +112,17 @@ func templates(sites []Site, root string, files map[string]bool) ([]config.Templ
 			continue
 		}
 		if s.Template != "" && !files[path.Join(root, s.Template)] {
-			missing = append(missing, fmt.Sprintf("%s loads %s, which is not in %s", s.Where, s.Template, root))
+			if slices.ContainsFunc(search, func(r string) bool { return files[path.Join(r, s.Template)] }) {
+				continue // another folder of the search path holds it
+			}
+			if len(search) > 1 && root != search[0] {
+				continue // said once, for the first folder
+			}
+			where := root
+			if len(search) > 1 {
+				where = strings.Join(search, ", ")
+			}
+			missing = append(missing, fmt.Sprintf("%s loads %s, which is not in %s", s.Where, s.Template, where))
 		}
 		e, ok := byPath[p]
 		if !ok {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -300,6 +301,11 @@ func observe(ctx context.Context, repo gitx.Repo, rev, python string, found *Fou
 	groups, _ := found.Groups()
 	suite, ok := found.Suite(groups)
 	if !ok {
+		// No render module: the tests that build their own Jinja2
+		// environment may still render the templates as production does.
+		suite, ok = found.jinjaTests()
+	}
+	if !ok {
 		found.Notes = append(found.Notes, "No test renders with the render code, so no render was observed: the variable sets come from reading the code.")
 		return
 	}
@@ -354,3 +360,44 @@ type probeOnce struct {
 }
 
 var pythonProbes sync.Map // interpreter path -> *probeOnce
+
+// jinjaTests is the suite of the tracked test files that import jinja2,
+// for a repository whose render code the reading does not find; their
+// import root is the top and src/ when it holds a package.
+func (f *Found) jinjaTests() (config.Suite, bool) {
+	var files []string
+	src := false
+	for _, p := range f.pyPaths() {
+		if strings.HasPrefix(p, "src/") && strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/__init__.py") {
+			src = true
+		}
+		if f.Pytest.isTest(p) && jinjaImport.Match(f.Sources[p]) {
+			files = append(files, p)
+		}
+	}
+	if len(files) == 0 {
+		return config.Suite{}, false
+	}
+	if len(files) > maxSuiteFiles {
+		files = files[:maxSuiteFiles]
+	}
+	pp := "."
+	if src {
+		pp += ":src"
+	}
+	return config.Suite{Name: SuiteName, Files: files, Env: map[string]string{"PYTHONPATH": pp}}, true
+}
+
+// testFiles returns the test files whose tests rendered a template, in
+// path order.
+func (o *Observation) testFiles() []string {
+	var out []string
+	for _, r := range o.Renders {
+		file, _, ok := strings.Cut(r.Test, "::")
+		if ok && !strings.HasPrefix(file, "collect:") && !slices.Contains(out, file) {
+			out = append(out, file)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

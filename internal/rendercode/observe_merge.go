@@ -142,7 +142,11 @@ func (f *Found) observedEnv(o Observed, root string) int {
 	if where == "" {
 		where = o.Where
 	}
-	f.Envs = append(f.Envs, Env{Where: where, Roots: []string{root}, Opts: opts, observed: true})
+	roots := []string{root}
+	if sp := o.Env.Loader.searchPath(); slices.Contains(sp, root) {
+		roots = sp // the loader's whole search path, in Jinja's order
+	}
+	f.Envs = append(f.Envs, Env{Where: where, Roots: roots, Opts: opts, observed: true})
 	return len(f.Envs) - 1
 }
 

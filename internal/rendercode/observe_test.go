@@ -26,6 +26,9 @@ func TestObserveRendersOfTests(t *testing.T) {
 		t.Fatalf("notes do not say what was recorded:\n%s", notes)
 	}
 	g, tmpl := findEntry(t, cfg, "pkg/templates", "tests/test.sh")
+	if want := []string{"pkg/templates", "pkg/shared"}; !slices.Equal(g.Search, want) {
+		t.Errorf("search path %v, want the loader's %v (the include of common.sh is in the second)", g.Search, want)
+	}
 	if !g.Jinja.StrictUndefined || !g.Jinja.KeepTrailingNewline {
 		t.Errorf("options %+v, want the observed strict_undefined and keep_trailing_newline", g.Jinja)
 	}

@@ -112,6 +112,8 @@ type Found struct {
 	Tree    []string          `json:"-"`
 	Blobs   map[string]string `json:"-"` // path -> git blob id
 	Sources map[string][]byte `json:"-"`
+	// Pytest says which files pytest collects as tests (pytestini.go).
+	Pytest pytestConfig `json:"-"`
 	// Observation holds the renders the repository's tests made (observe.go).
 	Observation *Observation `json:"-"`
 	// Cut says that the bounds left Python files out.
@@ -136,10 +138,22 @@ func Read(ctx context.Context, repo gitx.Repo, rev, python string) (*Found, erro
 		pyPaths = append(pyPaths, e.Path)
 		shas = append(shas, e.SHA)
 	}
+	var cfgPaths []string
+	for _, pf := range pytestFiles {
+		if sha, ok := f.Blobs[pf.file]; ok {
+			cfgPaths = append(cfgPaths, pf.file)
+			shas = append(shas, sha)
+		}
+	}
 	blobs, err := repo.ReadBlobs(ctx, shas)
 	if err != nil {
 		return nil, fmt.Errorf("render code at %s: %w", rev, err)
 	}
+	cfgFiles := map[string][]byte{}
+	for i, p := range cfgPaths {
+		cfgFiles[p] = blobs[shas[len(pyPaths)+i]]
+	}
+	f.Pytest = readPytestConfig(cfgFiles)
 	for i, p := range pyPaths {
 		data := blobs[shas[i]]
 		if len(data) > maxFileSize || total+len(data) > maxTotalSize {

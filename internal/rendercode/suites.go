@@ -35,7 +35,7 @@ func (f *Found) Suite(groups []config.Group) (config.Suite, bool) {
 	}
 	var files []string
 	for _, p := range f.pyPaths() {
-		if base := path.Base(p); !(strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py")) {
+		if !f.Pytest.isTest(p) {
 			continue
 		}
 		src := f.Sources[p]

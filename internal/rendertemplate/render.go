@@ -92,7 +92,7 @@ func Render(ctx context.Context, trees *plan.Trees, cfg *config.Config, name, re
 		return r, &Error{Kind: ErrName, Rev: rev, Err: err}
 	}
 	r.Group, r.Rel, r.Path = g, rel, path.Join(g.Root, rel)
-	files, err := trees.Get(ctx, rev, g.Root)
+	files, err := trees.GroupFiles(ctx, rev, g)
 	if err != nil {
 		return r, &Error{Kind: ErrTree, Path: r.Path, Rev: rev, Err: fmt.Errorf("read %s: %w", g.Root, err)}
 	}
@@ -105,7 +105,7 @@ func Render(ctx context.Context, trees *plan.Trees, cfg *config.Config, name, re
 		r.Copied, r.Text = true, string(source)
 		return r, nil
 	}
-	env, err := jinja.NewEnv(files, g.Root, g.Jinja)
+	env, err := jinja.NewSearchEnv(files, g.Root, g.Search, g.Jinja)
 	if err != nil {
 		return r, &Error{Kind: ErrRender, Path: r.Path, Rev: rev, Err: err}
 	}
