@@ -118,6 +118,17 @@ func Apply(cfg *config.Config, found *Found) {
 			}
 		}
 		if ok {
+			// A file the render code copies into the task is part of
+			// the task wherever it lives: its change runs the suite.
+			for _, c := range found.Copies {
+				trig := c.Path
+				if !slices.Contains(found.Tree, c.Path) {
+					trig += "/**" // a copied folder
+				}
+				if !slices.Contains(s.Triggers, trig) {
+					s.Triggers = append(s.Triggers, trig)
+				}
+			}
 			cfg.Pytest.Suites = []config.Suite{s}
 		}
 	}

@@ -83,3 +83,24 @@ func setNames(sets []config.VarSet) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestCopiedFileOutsideRootsTriggersTheSuite: a file the render code
+// copies into the task is part of the task wherever it lives, so its
+// change runs the suite (never "nothing to verify").
+func TestCopiedFileOutsideRootsTriggersTheSuite(t *testing.T) {
+	python(t)
+	r, sha := commit(t, map[string]string{
+		"pkg/__init__.py":      "",
+		"pkg/templates/run.sh": "echo {{ name }}\n",
+		"pkg/helpers/parse.py": "print('parse')\n",
+		"pkg/render.py":        "import shutil\nfrom pathlib import Path\nimport jinja2\nHERE = Path(__file__).parent\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / 'templates')))\n\n\ndef write(out: Path) -> None:\n    (out / 'run.sh').write_text(ENV.get_template('run.sh').render(name='n'))\n    shutil.copy2(HERE / 'helpers' / 'parse.py', out / 'parse.py')\n",
+		"tests/test_write.py":  "from pkg.render import write\n\n\ndef test_write(tmp_path):\n    write(tmp_path)\n    assert (tmp_path / 'parse.py').exists()\n",
+	})
+	cfg := Config(context.Background(), r.Repo, sha)
+	if len(cfg.Pytest.Suites) != 1 {
+		t.Fatalf("suites %+v", cfg.Pytest.Suites)
+	}
+	if trig := cfg.Pytest.Suites[0].Triggers; !slices.Contains(trig, "pkg/helpers/parse.py") {
+		t.Errorf("triggers %v lack the copied pkg/helpers/parse.py", trig)
+	}
+}
