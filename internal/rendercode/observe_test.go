@@ -104,3 +104,25 @@ func TestCopiedFileOutsideRootsTriggersTheSuite(t *testing.T) {
 		t.Errorf("triggers %v lack the copied pkg/helpers/parse.py", trig)
 	}
 }
+
+// TestObserveStubsMissingImports: render code that imports a package that
+// is not installed still renders under the recording (the import is a
+// stub, and a note names it).
+func TestObserveStubsMissingImports(t *testing.T) {
+	python(t)
+	r, sha := commit(t, map[string]string{
+		"pkg/__init__.py":      "",
+		"pkg/templates/run.sh": "echo {{ name }}\n",
+		"pkg/render.py":        "from pathlib import Path\nimport jinja2\nimport not_installed_client as client\nfrom not_installed_lib.sub import Base, decorate\n\n\nclass Spec(Base):\n    pass\n\n\n@decorate(retries=2)\ndef fetch():\n    return client.get('x')\n\n\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / 'templates')))\n\n\ndef render(name):\n    return ENV.get_template('run.sh').render(name=name)\n",
+		"tests/test_render.py": "from pkg.render import render\n\n\ndef test_render():\n    assert render('n') == 'echo n'\n",
+	})
+	cfg := Config(context.Background(), r.Repo, sha)
+	g, e := findEntry(t, cfg, "pkg/templates", "run.sh")
+	if sets := g.VarSets(e); len(sets) != 1 || sets[0].Vars["name"] != "n" {
+		t.Errorf("sets %+v, want the one the test renders", sets)
+	}
+	notes := strings.Join(Where(cfg), "\n")
+	if !strings.Contains(notes, "not_installed_client, not_installed_lib") {
+		t.Errorf("no note names the stubbed imports:\n%s", notes)
+	}
+}

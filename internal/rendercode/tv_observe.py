@@ -344,6 +344,101 @@ def _wrap_env_init(orig):
     return init
 
 
+# Stubs for modules that are not installed. Render code often imports
+# packages its render path never uses (clients, data libraries); without
+# them the tests stop at the import and nothing renders. A module that no
+# finder has, imported from the repository's own code, becomes a stub: any
+# attribute is a stub, a call returns a stub (or the function it
+# decorates), a class may derive from one. The names are reported.
+import importlib.abc
+import importlib.machinery
+import types
+
+_STUBBED = []
+_NEVER = {"jinja2", "markupsafe", "pytest", "_pytest", "pluggy"}
+
+
+class _Stub:
+    def __init__(self, name):
+        object.__setattr__(self, "_tv_name", name)
+
+    def __getattr__(self, k):
+        if k.startswith("__") and k.endswith("__"):
+            raise AttributeError(k)
+        return _Stub(self._tv_name + "." + k)
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], _Stub):
+            return args[0]
+        return _Stub(self._tv_name + "()")
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+    def __getitem__(self, k):
+        return _Stub(self._tv_name + "[]")
+
+    def __iter__(self):
+        return iter(())
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return "<stub %s>" % self._tv_name
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, k):
+        if k.startswith("__") and k.endswith("__"):
+            raise AttributeError(k)
+        return _Stub(self.__name__ + "." + k)
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        m = _StubModule(spec.name)
+        m.__path__ = []
+        return m
+
+    def exec_module(self, module):
+        pass
+
+
+def _importer_in_repo():
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith("<frozen") and "importlib" not in fn and not os.path.abspath(fn).startswith(_HERE):
+            return os.path.realpath(fn).startswith(_ROOT + os.sep)
+        f = f.f_back
+    return False
+
+
+class _StubFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        top = name.split(".")[0]
+        if top in _NEVER or top in sys.stdlib_module_names:
+            return None
+        if not _importer_in_repo():
+            return None
+        for base in (_ROOT, os.path.join(_ROOT, "src")):
+            if os.path.exists(os.path.join(base, top)) or os.path.exists(os.path.join(base, top + ".py")):
+                return None  # the repository's own module: its import error is real
+        if top not in _STUBBED:
+            _STUBBED.append(top)
+        return importlib.machinery.ModuleSpec(name, _StubLoader(), is_package=True)
+
+
+if os.environ.get("TV_OBSERVE_STUBS", "1") == "1":
+    sys.meta_path.append(_StubFinder())
+
+
+def pytest_sessionfinish(session):
+    if _STUBBED:
+        _write({"note": "these imports are not installed and were stubbed while the renders were recorded: " + ", ".join(sorted(_STUBBED)[:40])})
+
+
 jinja2.Environment.__init__ = _wrap_env_init(jinja2.Environment.__init__)
 jinja2.Environment.get_template = _wrap_load(jinja2.Environment.get_template, "get_template")
 jinja2.Environment.select_template = _wrap_load(jinja2.Environment.select_template, "select_template")
