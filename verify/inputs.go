@@ -50,6 +50,7 @@ func readInputs(ctx context.Context, opts Options) (*inputs, error) {
 			return nil, &UsageError{fmt.Errorf("the configuration file %s is not in the repository at %s", cfgPath, opts.Head)}
 		}
 	}
+	prefetchBase(ctx, repo, opts.Base, head, cfgPath)
 	cfg, err := LoadConfigAt(ctx, repo, head, cfgPath)
 	if err != nil {
 		return nil, &UsageError{err}
@@ -92,3 +93,19 @@ func LoadConfigAt(ctx context.Context, repo gitx.Repo, rev, path string) (*confi
 
 // short is the shared short commit sha.
 var short = words.Short
+
+// prefetchBase starts reading the merge base's configuration from its
+// render code (rendercode.Config, which runs the base's render tests) while
+// the head's is read, when the base has no config file: the two
+// observations then run side by side, and effectiveConfig's later call
+// waits for this one (rendercode keeps one reading per commit).
+func prefetchBase(ctx context.Context, repo gitx.Repo, base, head, cfgPath string) {
+	mb, err := repo.MergeBase(ctx, base, head)
+	if err != nil || mb == head {
+		return
+	}
+	if _, ok, err := repo.ReadFile(ctx, mb, cfgPath); err != nil || ok {
+		return
+	}
+	go rendercode.Config(ctx, repo, mb)
+}

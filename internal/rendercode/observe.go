@@ -219,7 +219,7 @@ func Observe(ctx context.Context, repo gitx.Repo, rev, python string, tests []st
 		}
 	}
 	args := append([]string{python, "-m", "pytest", "-p", "tv_observe", "-p", "no:cacheprovider",
-		"--continue-on-collection-errors", "--rootdir=.", "-q", "-o", "addopts=", "--tb=no"}, tests...)
+		"--continue-on-collection-errors", "--rootdir=.", "-q", "-rfE", "-o", "addopts=", "--tb=line"}, tests...)
 	res := sandbox.Run(ctx, sandbox.Spec{
 		Args: args, Dir: tree, Home: home, Env: vars,
 		ReadOnly: []string{plugin}, Writable: []string{out},
@@ -236,6 +236,9 @@ func Observe(ctx context.Context, repo gitx.Repo, rev, python string, tests []st
 	}
 	renders, notes, err := readObserved(record, 2*ObserveMaxBytes)
 	obs.Renders, obs.Notes = renders, append(obs.Notes, notes...)
+	if len(renders) == 0 && res.ExitCode != 0 && res.Err == nil {
+		obs.Notes = append(obs.Notes, fmt.Sprintf("The render tests exited with code %d and recorded no render: %s", res.ExitCode, firstError(res.Stdout, res.Stderr)))
+	}
 	if err != nil {
 		obs.Notes = append(obs.Notes, err.Error())
 	}
@@ -400,4 +403,28 @@ func (o *Observation) testFiles() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// firstError is the first line of pytest's output that names an error (a
+// collection error's ModuleNotFoundError), else the last line.
+func firstError(outs ...[]byte) string {
+	for _, o := range outs {
+		for _, l := range strings.Split(string(o), "\n") {
+			if strings.HasPrefix(l, "E ") && strings.Contains(l, "Error") {
+				return strings.TrimSpace(strings.TrimPrefix(l, "E "))
+			}
+		}
+	}
+	for _, o := range outs {
+		for _, l := range strings.Split(string(o), "\n") {
+			if strings.Contains(l, "Error") {
+				l = strings.TrimSpace(l)
+				if len(l) > 300 {
+					l = l[:300] + "..."
+				}
+				return l
+			}
+		}
+	}
+	return lastLine(outs...)
 }

@@ -126,3 +126,20 @@ func TestObserveStubsMissingImports(t *testing.T) {
 		t.Errorf("no note names the stubbed imports:\n%s", notes)
 	}
 }
+
+// TestObserveSaysWhyNothingRendered: when the render tests record nothing
+// because they do not import (a module of the repository itself is
+// missing, which is never stubbed), the note names the error.
+func TestObserveSaysWhyNothingRendered(t *testing.T) {
+	python(t)
+	r, sha := commit(t, map[string]string{
+		"pkg/__init__.py":      "",
+		"pkg/templates/run.sh": "echo {{ name }}\n",
+		"pkg/render.py":        "from pathlib import Path\nimport jinja2\nfrom pkg.gone import helper\nENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / 'templates')))\n\n\ndef render(name):\n    return ENV.get_template('run.sh').render(name=name)\n",
+		"tests/test_render.py": "from pkg.render import render\n\n\ndef test_render():\n    assert render('n') == 'echo n'\n",
+	})
+	notes := strings.Join(Where(Config(context.Background(), r.Repo, sha)), "\n")
+	if !strings.Contains(notes, "recorded no render: ModuleNotFoundError: No module named 'pkg.gone'") {
+		t.Errorf("no note says why nothing was recorded:\n%s", notes)
+	}
+}
