@@ -179,6 +179,11 @@ type Observation struct {
 	Notes    []string
 	Duration time.Duration
 	Exit     int
+	// Incomplete: the run timed out or the recording was cut; such an
+	// observation is never kept in the cache.
+	Incomplete bool
+	// Cached: read from the cache folder (observe_cache.go), not run.
+	Cached bool `json:"-"`
 }
 
 // Observe runs the test files of the repository at rev with python
@@ -228,13 +233,15 @@ func Observe(ctx context.Context, repo gitx.Repo, rev, python string, tests []st
 	obs := &Observation{Tests: tests, Duration: res.Duration, Exit: res.ExitCode}
 	switch {
 	case res.Err != nil && res.TimedOut:
+		obs.Incomplete = true
 		obs.Notes = append(obs.Notes, fmt.Sprintf("The render tests ran past %s and were stopped; the renders recorded before then are used.", ObserveTimeout))
 	case res.Err != nil:
 		return nil, fmt.Errorf("observe renders: %w (stderr: %s)", res.Err, sandbox.Tail(res.Stderr, 1000))
 	case res.ExitCode != 0 && res.ExitCode != 1:
 		obs.Notes = append(obs.Notes, fmt.Sprintf("pytest exited with code %d while the renders were recorded: %s", res.ExitCode, lastLine(res.Stderr, res.Stdout)))
 	}
-	renders, notes, err := readObserved(record, 2*ObserveMaxBytes)
+	renders, notes, cut, err := readObserved(record, 2*ObserveMaxBytes)
+	obs.Incomplete = obs.Incomplete || cut || err != nil
 	obs.Renders, obs.Notes = renders, append(obs.Notes, notes...)
 	if len(renders) == 0 && res.ExitCode != 0 && res.Err == nil {
 		obs.Notes = append(obs.Notes, fmt.Sprintf("The render tests exited with code %d and recorded no render: %s", res.ExitCode, firstError(res.Stdout, res.Stderr)))
@@ -247,17 +254,15 @@ func Observe(ctx context.Context, repo gitx.Repo, rev, python string, tests []st
 
 // readObserved reads the plugin's JSON lines, at most limit bytes: a PR's
 // code may have written anything there.
-func readObserved(file string, limit int64) ([]Observed, []string, error) {
+func readObserved(file string, limit int64) (renders []Observed, notes []string, cut bool, err error) {
 	fh, err := os.Open(file)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("the recorded renders could not be read: %w", err)
+		return nil, nil, false, fmt.Errorf("the recorded renders could not be read: %w", err)
 	}
 	defer fh.Close()
-	var renders []Observed
-	var notes []string
 	sc := bufio.NewScanner(io.LimitReader(fh, limit))
 	sc.Buffer(make([]byte, 64<<10), int(limit))
 	for sc.Scan() {
@@ -271,6 +276,7 @@ func readObserved(file string, limit int64) ([]Observed, []string, error) {
 		switch {
 		case o.CutMsg != "":
 			notes = append(notes, "The render recording was cut: "+o.CutMsg+".")
+			cut = true
 		case o.Note != "":
 			notes = append(notes, "The recording plugin says: "+o.Note+".")
 		default:
@@ -278,9 +284,9 @@ func readObserved(file string, limit int64) ([]Observed, []string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return renders, notes, fmt.Errorf("the recorded renders could not all be read: %w", err)
+		return renders, notes, cut, fmt.Errorf("the recorded renders could not all be read: %w", err)
 	}
-	return renders, notes, nil
+	return renders, notes, cut, nil
 }
 
 func lastLine(outs ...[]byte) string {
@@ -317,7 +323,7 @@ func observe(ctx context.Context, repo gitx.Repo, rev, python string, found *Fou
 		found.Notes = append(found.Notes, fmt.Sprintf("No python3 here imports both jinja2 and pytest (tried %s and /usr/bin/python3), so no render of the tests was observed: the variable sets come from reading the code. Install python3-pytest.", python))
 		return
 	}
-	obs, err := Observe(ctx, repo, rev, py, suite.Files, suite.Env)
+	obs, err := cachedObserve(ctx, repo, rev, py, suite.Files, suite.Env)
 	if err != nil {
 		found.Notes = append(found.Notes, fmt.Sprintf("The render tests could not run (%v): the variable sets come from reading the code.", err))
 		return
@@ -334,8 +340,12 @@ func (o *Observation) Summary(rev string) string {
 	for _, r := range o.Renders {
 		tests[r.Source()] = true
 	}
-	return fmt.Sprintf("At %s, %s in %s recorded %d renders from %d tests in %.1f s (pytest exit %d).",
-		rev, words.Count(len(o.Tests), "test file"), strings.Join(o.Tests, ", "), len(o.Renders), len(tests), o.Duration.Seconds(), o.Exit)
+	how := "recorded"
+	if o.Cached {
+		how = "recorded (read from the cache of an earlier run on the same tree)"
+	}
+	return fmt.Sprintf("At %s, %s in %s %s %d renders from %d tests in %.1f s (pytest exit %d).",
+		rev, words.Count(len(o.Tests), "test file"), strings.Join(o.Tests, ", "), how, len(o.Renders), len(tests), o.Duration.Seconds(), o.Exit)
 }
 
 // observePython returns an interpreter that imports jinja2 and pytest:

@@ -2,6 +2,7 @@ package rendercode
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -141,5 +142,38 @@ func TestObserveSaysWhyNothingRendered(t *testing.T) {
 	notes := strings.Join(Where(Config(context.Background(), r.Repo, sha)), "\n")
 	if !strings.Contains(notes, "recorded no render: ModuleNotFoundError: No module named 'pkg.gone'") {
 		t.Errorf("no note says why nothing was recorded:\n%s", notes)
+	}
+}
+
+// TestObserveCacheKeysByTree: with a cache folder, a second run on the
+// same tree (another clone, another commit) reads the recording back
+// instead of running the tests, and gives the same variable sets.
+func TestObserveCacheKeysByTree(t *testing.T) {
+	python(t)
+	t.Setenv(CacheEnv, t.TempDir())
+	files := testdataFiles(t, "testdata/ctx_shape")
+	r1, sha1 := commit(t, files)
+	first := Config(context.Background(), r1.Repo, sha1)
+	r2, sha2 := commit(t, files)
+	second := Config(context.Background(), r2.Repo, sha2)
+	if n1, n2 := strings.Join(Where(first), "\n"), strings.Join(Where(second), "\n"); strings.Contains(n1, "read from the cache") || !strings.Contains(n2, "recorded (read from the cache of an earlier run on the same tree) 2 renders") {
+		t.Fatalf("first run notes:\n%s\nsecond run notes:\n%s", n1, n2)
+	}
+	g1, e1 := findEntry(t, first, "pkg/templates", "tests/test.sh")
+	g2, e2 := findEntry(t, second, "pkg/templates", "tests/test.sh")
+	s1, s2 := g1.VarSets(e1), g2.VarSets(e2)
+	if len(s1) != len(s2) {
+		t.Fatalf("sets %v and %v", setNames(s1), setNames(s2))
+	}
+	for i := range s1 {
+		if s1[i].Name != s2[i].Name || !sameVars(s1[i].Vars, s2[i].Vars) {
+			t.Errorf("set %d: %s %#v, from the cache %s %#v", i, s1[i].Name, s1[i].Vars, s2[i].Name, s2[i].Vars)
+		}
+		for k, v := range s1[i].Vars {
+			// An int read back as a float64 renders "1.0" in Jinja2.
+			if fmt.Sprintf("%T", v) != fmt.Sprintf("%T", s2[i].Vars[k]) {
+				t.Errorf("set %s: %s is %T, from the cache %T", s1[i].Name, k, v, s2[i].Vars[k])
+			}
+		}
 	}
 }
