@@ -88,6 +88,7 @@ func Analyze(script string, writable []string) (*Analysis, error) {
 		return nil, err
 	}
 	w := newWalker(writable, false)
+	w.own = assignedNames(f)
 	w.stmts(f.Stmts)
 	a := w.result()
 	if w.overflow {

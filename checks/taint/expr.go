@@ -38,7 +38,7 @@ func (w *walker) read(name string, line int, withDefault bool) {
 		}
 	}
 	reason, rline := w.reason, w.reasonLine
-	if withDefault && direct && reason == "" {
+	if withDefault && direct && reason == "" && !w.own[name] {
 		reason, rline = ReasonDefault, line
 	}
 	if reason == "" {
@@ -237,4 +237,45 @@ func lone(x syntax.ArithmExpr) *syntax.Lit {
 		return nil
 	}
 	return l
+}
+
+// assignedNames returns the names the script assigns on some path: a
+// plain or declared assignment, a for loop's name, and the names read,
+// mapfile, readarray and printf -v fill.
+func assignedNames(f *syntax.File) map[string]bool {
+	own := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Assign:
+			if x.Name != nil {
+				own[x.Name.Value] = true
+			}
+		case *syntax.WordIter:
+			if x.Name != nil {
+				own[x.Name.Value] = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) < 2 {
+				break
+			}
+			switch x.Args[0].Lit() {
+			case "read", "mapfile", "readarray":
+				for _, a := range x.Args[1:] {
+					if l := a.Lit(); syntax.ValidName(l) {
+						own[l] = true
+					}
+				}
+			case "printf":
+				for i, a := range x.Args[1 : len(x.Args)-1] {
+					if a.Lit() == "-v" {
+						if l := x.Args[i+2].Lit(); syntax.ValidName(l) {
+							own[l] = true
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return own
 }

@@ -128,6 +128,10 @@ func TestReasons(t *testing.T) {
 		{"another option", src + "python run.py --rounds \"$B\"\n", "B", "", ""},
 		{"a redirection's file", src + "echo 1 > \"$D/reward.json\"\n", "D", ReasonPath, ""},
 		{"git over a default", src + "B=\"${SHA:-abc}\"\ngit diff \"$B\"\n", "SHA", ReasonGit, "B"},
+		// datasmith 1e2909a: _py_rc is set in one branch and read with a
+		// fallback in another; the script's own name, not one from outside.
+		{"a default of a name the script assigns in a branch", src + "if [ -n \"$RUN\" ]; then\n  python run.py\n  _py_rc=$?\nfi\necho \"${_py_rc:-0}\"\n", "_py_rc", "", ""},
+		{"a default of a name a loop assigns", src + "for f in a b; do :; done\necho \"${f:-none}\"\n", "f", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

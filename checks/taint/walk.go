@@ -38,6 +38,10 @@ type walker struct {
 	nSources   int // sources walked so far, on any path
 	steps      int
 	overflow   bool
+	// own are the names the script assigns itself somewhere: a read of
+	// one with a default is the script's own fallback, not a value it
+	// expects from outside (ReasonDefault).
+	own map[string]bool
 }
 
 type loopFrame struct{ breaks, continues []*state }
