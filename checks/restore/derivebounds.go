@@ -16,7 +16,7 @@ import (
 const (
 	// maxValueBytes bounds one expanded word and one value the reader
 	// keeps (a variable, an array, the lines written to one file). An
-	// array element counts its bytes and one more.
+	// array element or a line counts its bytes and elemSize more.
 	maxValueBytes = 1 << 20
 	// maxReadBytes bounds all that the reader expands in one step.
 	maxReadBytes = 16 << 20
@@ -114,15 +114,19 @@ func mul(a, b int) int {
 	return a * b
 }
 
+// elemSize is what an array element costs beyond its bytes: the Go
+// string header.
+const elemSize = 16
+
 // varSize is the size of a value: a string's bytes, an array's bytes
-// and one more per element.
+// and elemSize more per element.
 func varSize(v expand.Variable) int {
 	n := len(v.Str)
 	for _, e := range v.List {
-		n = sat(n, len(e)+1)
+		n = sat(n, len(e)+elemSize)
 	}
 	for k, e := range v.Map {
-		n = sat(n, len(k)+len(e)+2)
+		n = sat(n, len(k)+len(e)+2*elemSize)
 	}
 	return n
 }

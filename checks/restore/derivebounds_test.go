@@ -26,9 +26,9 @@ func TestReadStepPolicyDoubling(t *testing.T) {
 		line         string
 	}{
 		{"x=$x$x", doublingStep(40), "line 16: a word would have"},
-		{`a+=("${a[@]}")`, "a=(-e '(^|/)tests/')\n" + strings.Repeat("a+=(\"${a[@]}\")\n", 40) + "git diff --name-only HEAD | grep -E \"${a[@]}\"\n", "line 17: the words of a command"},
+		{`a+=("${a[@]}")`, "a=(-e '(^|/)tests/')\n" + strings.Repeat("a+=(\"${a[@]}\")\n", 40) + "git diff --name-only HEAD | grep -E \"${a[@]}\"\n", "line 15: the words of a command"},
 		{"printf >> a file", "x=$(printf 'y%.0s' {1..10})\n" + "x=" + strings.Repeat("aaaaaaaaaaaaaaaa", 64) + "\n" +
-			strings.Repeat("printf '%s\\n' \"$x\" \"$x\" \"$x\" \"$x\" >> /tmp/p\n", 2000) + "git diff --name-only | grep -E -f /tmp/p\n", "line 258: the lines written to /tmp/p"},
+			strings.Repeat("printf '%s\\n' \"$x\" \"$x\" \"$x\" \"$x\" >> /tmp/p\n", 2000) + "git diff --name-only | grep -E -f /tmp/p\n", "line 255: the lines written to /tmp/p"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadStepPolicy(tc.script)

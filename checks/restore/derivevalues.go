@@ -61,8 +61,10 @@ func (x *expander) collectValues(file *syntax.File) error {
 		switch {
 		case a.Array != nil:
 			var list []string
+			size := 0
 			if a.Append {
 				list = slices.Clone(env.Get(name).List)
+				size = varSize(env.Get(name))
 			}
 			for _, el := range a.Array.Elems {
 				if el.Value == nil {
@@ -76,7 +78,10 @@ func (x *expander) collectValues(file *syntax.File) error {
 					return stop == nil
 				}
 				list = append(list, fields...)
-				if size := varSize(expand.Variable{List: list}); size > maxValueBytes {
+				for _, f := range fields {
+					size = sat(size, len(f)+elemSize)
+				}
+				if size > maxValueBytes {
 					stop = limitErr(a, "the array "+name, size)
 					return false
 				}
@@ -179,7 +184,7 @@ func (x *expander) collectFileWrites(file *syntax.File) (map[string][]string, er
 		}
 		size := 0
 		for _, l := range lines {
-			size = sat(size, len(l)+1)
+			size = sat(size, len(l)+elemSize)
 		}
 		if appendTo {
 			size = sat(size, sizes[target])
