@@ -182,3 +182,30 @@ func (h *harness) metricsText() string {
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
+
+// The same body under another event is not a duplicate: the body key
+// holds the event. The same body under the same event and a new id still
+// is. Before, the second event's delivery was answered "duplicate".
+func TestSameBodyOfAnotherEventIsNotDuplicate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	v := &stubVerify{}
+	h.start(v.fn)
+	body := []byte(`{"action":"created","installation":{"id":1}}`)
+	send := func(event, id string) string {
+		code, answer := h.sendRaw(signedHeaders(event, testDeliveryID(id), body), body)
+		if code >= 300 {
+			t.Fatalf("%s %s: %d %q", event, id, code, answer)
+		}
+		return answer
+	}
+	if a := send("star", "one"); strings.Contains(a, "duplicate") {
+		t.Fatalf("first delivery: %q", a)
+	}
+	if a := send("watch", "two"); strings.Contains(a, "duplicate") {
+		t.Errorf("the same body under another event: %q, want no duplicate", a)
+	}
+	if a := send("star", "three"); !strings.Contains(a, "duplicate") {
+		t.Errorf("the same body under the same event and a new id: %q, want duplicate", a)
+	}
+}

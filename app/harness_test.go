@@ -470,7 +470,7 @@ func (h *harness) offline(fn func(q queue)) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer srv.q.close()
+	defer srv.closeQueue()
 	if err := srv.q.migrate(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}

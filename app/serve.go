@@ -61,27 +61,42 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 // (serve exits with its usage code).
 var ErrConfig = errors.New("the App's configuration")
 
-// ListenAndServe runs the App until ctx ends: newServer (an error wraps
-// ErrConfig), start, listen on addr, then serve, which drains and shuts
-// down in order when ctx ends.
+// ListenAndServe runs the App until ctx ends: listen on addr (and on
+// cfg.MetricsAddr) first, so that an address in use stops it before it
+// touches the data folder; then newServer (an error wraps ErrConfig, or
+// is ErrDataDirInUse when another process holds the data folder), start,
+// and serve, which drains and shuts down in order when ctx ends.
 func ListenAndServe(ctx context.Context, cfg Config, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listen for /metrics: %w", err)
+		}
+	}
+	closeAll := func() {
+		_ = ln.Close()
+		if mln != nil {
+			_ = mln.Close()
+		}
+	}
 	srv, err := newServer(cfg)
 	if err != nil {
+		closeAll()
+		if errors.Is(err, ErrDataDirInUse) {
+			return err
+		}
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if err := srv.start(ctx); err != nil {
+		closeAll()
 		return errors.Join(err, srv.shutdown(context.Background()))
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return errors.Join(fmt.Errorf("listen: %w", err), srv.shutdown(context.Background()))
-	}
-	if cfg.MetricsAddr != "" {
-		mln, err := net.Listen("tcp", cfg.MetricsAddr)
-		if err != nil {
-			_ = ln.Close()
-			return errors.Join(fmt.Errorf("listen for /metrics: %w", err), srv.shutdown(context.Background()))
-		}
+	if mln != nil {
 		ms := &http.Server{Handler: srv.metricsHandler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes}
 		go func() { _ = ms.Serve(mln) }()
 		defer ms.Close()

@@ -41,9 +41,11 @@ type server struct {
 	drainOnce sync.Once
 	drainErr  error
 	closeOnce sync.Once
-	ctx       context.Context // stopped by drain after the grace
-	stop      context.CancelCauseFunc
-	running   atomic.Int64 // verifications that run in this process
+	// lock is the flock on the data folder (lockDataDir); closeQueue ends it.
+	lock    *os.File
+	ctx     context.Context // stopped by drain after the grace
+	stop    context.CancelCauseFunc
+	running atomic.Int64 // verifications that run in this process
 	// publishBudget makes the context of one publishing step; nil:
 	// publishTimeout from when the step starts. Tests replace it.
 	publishBudget func(context.Context) (context.Context, context.CancelFunc)
@@ -117,13 +119,20 @@ func newServer(cfg Config) (*server, error) {
 		s.bot = cfg.AppSlug + "[bot]"
 	}
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
+	// One process per data folder, before the database opens and
+	// before start removes the work folders.
+	lock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	octx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	q, err := s.openQueue(octx)
 	if err != nil {
+		_ = lock.Close()
 		return nil, err
 	}
-	s.q = q
+	s.q, s.lock = q, lock
 	s.metrics.setQueue(s.depth)
 	return s, nil
 }
@@ -274,8 +283,16 @@ func (s *server) drainNow(ctx context.Context) error {
 func (s *server) shutdown(ctx context.Context) error {
 	err := s.drain(ctx)
 	s.stop(errShutdown)
-	s.closeOnce.Do(s.q.close)
+	s.closeOnce.Do(s.closeQueue)
 	return err
+}
+
+// closeQueue closes the queue, then ends the lock on the data folder.
+func (s *server) closeQueue() {
+	s.q.close()
+	if s.lock != nil {
+		_ = s.lock.Close()
+	}
 }
 
 // workDir is the folder of one attempt's clone. Its name is a hash of the

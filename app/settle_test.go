@@ -110,7 +110,7 @@ func TestPromiseCancelAtTheStartOfARunConcludes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer srv.q.close()
+		defer srv.closeQueue()
 		ctx := context.Background()
 		if err := srv.q.migrate(ctx); err != nil {
 			t.Fatal(err)

@@ -102,7 +102,9 @@ func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	if job != nil {
 		job.Delivery, job.State, job.Accepted = delivery, StateAccepted, time.Now().UTC()
 	}
-	sum := sha256.Sum256(body)
+	// A body is a duplicate of the same body of the same event only:
+	// GitHub may send one payload under two events.
+	sum := sha256.Sum256(append([]byte(event+"\x00"), body...))
 	keys := []string{delivery, bodyKeyPrefix + hex.EncodeToString(sum[:])}
 	actx, cancel := context.WithTimeout(r.Context(), s.admitTimeout())
 	err = s.q.admit(actx, keys, job)
@@ -234,8 +236,8 @@ func readBody(r io.Reader, n int64) ([]byte, error) {
 	return buf, nil
 }
 
-// bodyKeyPrefix starts the key of a body's SHA-256 among the delivery
-// ids.
+// bodyKeyPrefix starts the key of a delivery's SHA-256 (over the event
+// name, a zero byte and the body) among the delivery ids.
 const bodyKeyPrefix = "sha256:"
 
 // admitTimeout bounds the write of one delivery: a database that does not

@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/shparse"
 	"github.com/formula-code/template-verify/internal/words"
 )
 
@@ -58,12 +59,13 @@ var (
 	pyDictRe       = regexp.MustCompile(`^\{\s*'[^']*'\s*:`)
 )
 
-// pyValues returns the Python values in script, in order. ok is false
-// when mvdan.cc/sh cannot parse the script (bash -n reports that).
-func pyValues(script string) (vals []pyValue, ok bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+// pyValues returns the Python values in script, in order. err says that
+// mvdan.cc/sh cannot parse the script (bash -n reports a syntax error) or
+// that the script is past the shell reader's limits (a *shparse.LimitError).
+func pyValues(script string) (vals []pyValue, err error) {
+	f, err := shparse.Parse(script)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	raw := func(n syntax.Node) string {
 		start, end := int(n.Pos().Offset()), int(n.End().Offset())
@@ -102,7 +104,7 @@ func pyValues(script string) (vals []pyValue, ok bool) {
 		}
 		return true
 	})
-	return vals, true
+	return vals, nil
 }
 
 // pyWord says which Python value word w (raw: its text in the script)
@@ -179,8 +181,12 @@ func pyValueFindings(jobs []*job, strict bool) []checks.Finding {
 		if !j.shell || !j.tmpl.AtHead() || j.head.err != nil {
 			continue
 		}
-		vals, ok := pyValues(j.head.output)
-		if !ok || len(vals) == 0 {
+		vals, err := pyValues(j.head.output)
+		if shparse.IsLimit(err) {
+			out = append(out, setFinding{f: shellLimitFinding(j, err), set: j.set.Name, template: j.tmpl.Path})
+			continue
+		}
+		if err != nil || len(vals) == 0 {
 			continue
 		}
 		atBase := map[string]bool{}
@@ -201,6 +207,19 @@ func pyValueFindings(jobs []*job, strict bool) []checks.Finding {
 		}
 	}
 	return mergeSets(out, setsPerTemplate(jobs))
+}
+
+// shellLimitFinding says that the rendered script is past the limits of
+// the shell reader (internal/shparse), so the value lint did not read it.
+// Production runs this script, and the tool cannot read it: a failure.
+func shellLimitFinding(j *job, err error) checks.Finding {
+	return checks.Finding{
+		Path:  path.Join(j.group.Root, j.tmpl.Rel),
+		Level: checks.LevelFailure,
+		Title: "The rendered script is past the shell reader's limits",
+		Message: fmt.Sprintf("The rendered-value lint did not read the rendered script: %v. "+
+			"The tool does not parse a script this deep or this large, so this check did not verify it.", err),
+	}
 }
 
 func pyValueFinding(j *job, v pyValue, tl int, srcLines []string, before, strict bool) checks.Finding {

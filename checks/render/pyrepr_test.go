@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // TestPyValuesRule pins the rule of the rendered-value lint: which words
@@ -34,9 +35,9 @@ func TestPyValuesRule(t *testing.T) {
 		{"[ -n \"$x\" ] && [[ $y == z ]]\n", nil},
 	}
 	for _, tc := range cases {
-		vals, ok := pyValues(tc.script)
-		if !ok {
-			t.Errorf("%q does not parse", tc.script)
+		vals, err := pyValues(tc.script)
+		if err != nil {
+			t.Errorf("%q does not parse: %v", tc.script, err)
 			continue
 		}
 		var got []string
@@ -47,7 +48,7 @@ func TestPyValuesRule(t *testing.T) {
 			t.Errorf("pyValues(%q) = %q, want %q", tc.script, got, tc.want)
 		}
 	}
-	if _, ok := pyValues("if then fi (\n"); ok {
+	if _, err := pyValues("if then fi (\n"); err == nil {
 		t.Error("a script that does not parse is ok")
 	}
 }
@@ -142,4 +143,53 @@ func TestLiteralNoneInTemplateIsText(t *testing.T) {
 	if res.Conclusion != checks.Failure || len(res.Findings) != 2 || !strings.Contains(text, "`True`") || !strings.Contains(text, "`False`") || strings.Contains(text, "`None`") {
 		t.Fatalf("conclusion %s, findings:\n%s", res.Conclusion, text)
 	}
+}
+
+// TestPyValuesMillionLevels: the value lint refuses a million levels of
+// $( ) with a *shparse.LimitError. Before internal/shparse, mvdan.cc/sh
+// parsed it and the test binary died with "fatal error: stack overflow".
+func TestPyValuesMillionLevels(t *testing.T) {
+	t.Parallel()
+	n := 1_000_000
+	_, err := pyValues("#!/usr/bin/env bash\necho " + strings.Repeat("$( ", n) + "x" + strings.Repeat(" )", n) + "\n")
+	if !shparse.IsLimit(err) || !strings.Contains(err.Error(), "nests more than 200 levels deep at line 2") {
+		t.Fatalf("pyValues: %v, want the shell reader's depth limit at line 2", err)
+	}
+}
+
+// TestRenderedDeepScriptIsAFinding: a template that renders 300 levels
+// of $( ) is a failure finding that names the shell reader's limit (a
+// million levels stop the render first, at limits.render_memory). Before
+// internal/shparse the lint parsed it and found nothing.
+func TestRenderedDeepScriptIsAFinding(t *testing.T) {
+	t.Parallel()
+	needJinja2(t)
+	head := "#!/usr/bin/env bash\necho {% for i in range(300) %}$( {% endfor %}x{% for i in range(300) %} ){% endfor %}\n"
+	in := inputConfig(t, pyConfig, map[string]string{"tpl/run.sh": "#!/usr/bin/env bash\necho ok\n"}, map[string]string{"tpl/run.sh": head}, nil)
+	res := runCheck(t, in, true)
+	var f *checks.Finding
+	for i := range res.Findings {
+		if strings.HasPrefix(res.Findings[i].Title, "The rendered script is past the shell reader's limits") {
+			f = &res.Findings[i]
+		}
+	}
+	if f == nil || res.Conclusion != checks.Failure {
+		t.Fatalf("conclusion %s, no shell-reader limit finding:\n%s", res.Conclusion, findingsText(res))
+	}
+	if f.Level != checks.LevelFailure || !strings.Contains(f.Message, "nests more than 200 levels deep at line 2") {
+		t.Errorf("finding %s: %s", f.Level, f.Message)
+	}
+}
+
+// FuzzRenderShellReaders: no rendered script crashes the value lint or
+// the reader that names a syntax error's line.
+func FuzzRenderShellReaders(f *testing.F) {
+	f.Add("#!/usr/bin/env bash\necho " + strings.Repeat("$( ", 3000) + "x" + strings.Repeat(" )", 3000) + "\n")
+	f.Add("x=None\n" + strings.Repeat("x=$x$x\n", 40) + "run --rounds None $x\n")
+	f.Add("a=(None)\n" + strings.Repeat("a+=(\"${a[@]}\")\n", 40) + "run ['a', None]\n")
+	f.Add("if [ x ]; then\n" + strings.Repeat("(", 500) + "\n")
+	f.Fuzz(func(t *testing.T, script string) {
+		pyValues(script)
+		openerLine(script)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -18,6 +19,7 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // shellCheck runs the real bash -n on every distinct rendered shell script
@@ -204,14 +206,17 @@ var posRe = regexp.MustCompile(`^(\d+):(\d+): `)
 // openerLine parses the script with mvdan.cc/sh and returns the line the
 // parser blames, or 0.
 func openerLine(script string) int {
-	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	_, err := shparse.Parse(script)
 	if err == nil {
 		return 0
 	}
 	var pe syntax.ParseError
-	if e, ok := err.(syntax.ParseError); ok {
-		pe = e
+	if errors.As(err, &pe) {
 		return int(pe.Pos.Line())
+	}
+	var le *shparse.LimitError
+	if errors.As(err, &le) {
+		return le.Line
 	}
 	if m := posRe.FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // StepPolicy is the pattern list that a rendered restore step matches
@@ -47,12 +49,18 @@ func ReadStepPolicy(script string) (sp StepPolicy, err error) {
 			sp, err = StepPolicy{}, fmt.Errorf("the step's pattern list cannot be read: %v", r)
 		}
 	}()
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	file, err := shparse.Parse(script)
 	if err != nil {
 		return StepPolicy{}, fmt.Errorf("the step does not parse as bash: %w", err)
 	}
-	env := collectValues(file)
-	writes := collectFileWrites(file, env)
+	x := newExpander()
+	if err := x.collectValues(file); err != nil {
+		return StepPolicy{}, err
+	}
+	writes, err := x.collectFileWrites(file)
+	if err != nil {
+		return StepPolicy{}, err
+	}
 	var greps []*syntax.CallExpr
 	fed := map[*syntax.CallExpr]bool{}
 	syntax.Walk(file, func(n syntax.Node) bool {
@@ -90,7 +98,7 @@ func ReadStepPolicy(script string) (sp StepPolicy, err error) {
 	}
 	var cmds []string
 	for _, g := range picked {
-		raw, mode, err := grepPatterns(g, env, writes)
+		raw, mode, err := grepPatterns(g, x, writes)
 		if err != nil {
 			return StepPolicy{}, fmt.Errorf("line %d: %w", g.Pos().Line(), err)
 		}
@@ -107,6 +115,9 @@ func ReadStepPolicy(script string) (sp StepPolicy, err error) {
 				return StepPolicy{}, fmt.Errorf("line %d: pattern %q: %w", g.Pos().Line(), p, err)
 			}
 			if !slices.Contains(sp.Patterns, re) {
+				if len(sp.Patterns) == maxPatterns {
+					return StepPolicy{}, fmt.Errorf("line %d: the step gives more than %d patterns, past the reader's limit: %w", g.Pos().Line(), maxPatterns, errValueLimit)
+				}
 				sp.Patterns = append(sp.Patterns, re)
 				sp.Raw = append(sp.Raw, p)
 			}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // StepPaths are the absolute paths a restore step uses, read from its
@@ -32,17 +32,19 @@ func ReadStepPaths(script string) (sp StepPaths) {
 			sp = StepPaths{} // a shape the reader did not foresee: no paths
 		}
 	}()
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	file, err := shparse.Parse(script)
 	if err != nil {
 		return StepPaths{}
 	}
-	env := collectValues(file)
-	cfg := expandConfig(env)
+	x := newExpander()
+	if x.collectValues(file) != nil {
+		return StepPaths{} // values past the reader's limits: no paths
+	}
 	lit := func(w *syntax.Word) string {
 		if w == nil {
 			return ""
 		}
-		s, err := expand.Literal(cfg, w)
+		s, err := x.literal(w)
 		if err != nil || !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "$*?[") {
 			return ""
 		}

@@ -3,6 +3,7 @@
 package restore
 
 import (
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -46,59 +47,80 @@ func expandConfig(env expand.Environ) *expand.Config {
 }
 
 // collectValues reads the literal values the script assigns to variables
-// and arrays, in script order.
-func collectValues(file *syntax.File) values {
-	env := values{}
-	cfg := expandConfig(env)
+// and arrays, in script order, into x.env. A value past the reader's
+// limits stops it with errValueLimit.
+func (x *expander) collectValues(file *syntax.File) error {
+	env := x.env
+	var stop error
 	syntax.Walk(file, func(n syntax.Node) bool {
 		a, ok := n.(*syntax.Assign)
-		if !ok || a.Name == nil || a.Index != nil {
-			return true
+		if stop != nil || !ok || a.Name == nil || a.Index != nil {
+			return stop == nil
 		}
 		name := a.Name.Value
 		switch {
 		case a.Array != nil:
 			var list []string
+			size := 0
 			if a.Append {
 				list = slices.Clone(env.Get(name).List)
+				size = varSize(env.Get(name))
 			}
 			for _, el := range a.Array.Elems {
 				if el.Value == nil {
 					continue
 				}
-				fields, err := expand.Fields(cfg, el.Value)
+				fields, err := x.fields(el.Value)
 				if err != nil {
-					return true
+					if errors.Is(err, errValueLimit) {
+						stop = err
+					}
+					return stop == nil
 				}
 				list = append(list, fields...)
+				for _, f := range fields {
+					size = sat(size, len(f)+elemSize)
+				}
+				if size > maxValueBytes {
+					stop = limitErr(a, "the array "+name, size)
+					return false
+				}
 			}
 			env[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
 		case a.Value != nil:
-			s, err := expand.Literal(cfg, a.Value)
+			s, err := x.literal(a.Value)
 			if err != nil {
-				return true
+				if errors.Is(err, errValueLimit) {
+					stop = err
+				}
+				return stop == nil
 			}
 			if a.Append {
 				if old, ok := env[name]; ok {
 					s = old.Str + s
 				}
 			}
+			if len(s) > maxValueBytes {
+				stop = limitErr(a, "the variable "+name, len(s))
+				return false
+			}
 			env[name] = expand.Variable{Set: true, Kind: expand.String, Str: s}
 		}
 		return true
 	})
-	return env
+	return stop
 }
 
 // collectFileWrites maps each file the script writes with printf, echo or
 // a here-document (by its expanded name) to the lines written to it.
-func collectFileWrites(file *syntax.File, env values) map[string][]string {
-	cfg := expandConfig(env)
+func (x *expander) collectFileWrites(file *syntax.File) (map[string][]string, error) {
 	out := map[string][]string{}
+	sizes := map[string]int{}
+	var stop error
 	syntax.Walk(file, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
+		if stop != nil || !ok {
+			return stop == nil
 		}
 		call, ok := st.Cmd.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
@@ -111,7 +133,12 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 			switch r.Op {
 			case syntax.RdrOut, syntax.RdrClob, syntax.AppOut:
 				if r.Word != nil {
-					if s, err := expand.Literal(cfg, r.Word); err == nil {
+					s, err := x.literal(r.Word)
+					if errors.Is(err, errValueLimit) {
+						stop = err
+						return false
+					}
+					if err == nil {
 						target, appendTo = s, r.Op == syntax.AppOut
 					}
 				}
@@ -122,7 +149,11 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 		if target == "" {
 			return true
 		}
-		args, err := expand.Fields(cfg, call.Args...)
+		args, err := x.fields(call.Args...)
+		if errors.Is(err, errValueLimit) {
+			stop = err
+			return false
+		}
 		if err != nil || len(args) == 0 {
 			return true // a command of words that expand to nothing
 		}
@@ -138,7 +169,12 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 			}
 		case "cat":
 			if hdoc != nil && len(args) == 1 {
-				if body, err := expand.Document(cfg, hdoc); err == nil {
+				body, err := x.document(hdoc)
+				if errors.Is(err, errValueLimit) {
+					stop = err
+					return false
+				}
+				if err == nil {
 					lines = strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 				}
 			}
@@ -146,12 +182,22 @@ func collectFileWrites(file *syntax.File, env values) map[string][]string {
 		if lines == nil {
 			return true
 		}
+		size := 0
+		for _, l := range lines {
+			size = sat(size, len(l)+elemSize)
+		}
 		if appendTo {
+			size = sat(size, sizes[target])
 			out[target] = append(out[target], lines...)
 		} else {
 			out[target] = lines
 		}
+		sizes[target] = size
+		if size > maxValueBytes {
+			stop = limitErr(st, "the lines written to "+target, size)
+			return false
+		}
 		return true
 	})
-	return out
+	return out, stop
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -50,7 +49,7 @@ func (m *grepMode) set(f byte) error {
 
 // grepPatterns expands the arguments of one grep command and returns its
 // patterns, as written, and how grep reads them.
-func grepPatterns(c *syntax.CallExpr, env values, writes map[string][]string) ([]string, grepMode, error) {
+func grepPatterns(c *syntax.CallExpr, x *expander, writes map[string][]string) ([]string, grepMode, error) {
 	mode := grepMode{syntax: 'G'}
 	switch c.Args[0].Lit() {
 	case "egrep":
@@ -58,7 +57,7 @@ func grepPatterns(c *syntax.CallExpr, env values, writes map[string][]string) ([
 	case "fgrep":
 		mode.syntax = 'F'
 	}
-	args, err := expand.Fields(expandConfig(env), c.Args[1:]...)
+	args, err := x.fields(c.Args[1:]...)
 	if err != nil {
 		return nil, mode, fmt.Errorf("the grep arguments cannot be read: %w", err)
 	}

@@ -166,6 +166,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		Writable:  []string{dir},
 		Timeout:   r.opts.ScenarioTimeout,
 		MaxOutput: r.opts.MaxOutput,
+		MaxMemory: StepMemory,
 		Sandbox:   r.opts.Sandbox,
 	})
 	stepTime = time.Since(stepStart)

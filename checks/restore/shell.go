@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // Prelude is what the script does before the restore section that the
@@ -42,12 +44,11 @@ func ExtractPrelude(script string, start int, section string) (Prelude, error) {
 	lines := strings.SplitAfter(script, "\n")
 	before := strings.Join(lines[:min(max(start-1, 0), len(lines))], "")
 	script = before
-	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	file, err := parser.Parse(strings.NewReader(before), "")
+	file, err := shparse.Parse(before)
 	if err != nil {
 		return Prelude{}, fmt.Errorf("the script before the section does not parse as bash: %w", err)
 	}
-	sec, err := parser.Parse(strings.NewReader(section), "")
+	sec, err := shparse.Parse(section)
 	if err != nil {
 		return Prelude{}, fmt.Errorf("the section does not parse as bash: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // Item is one element of a copy, with the 1-based line where it is.
@@ -34,7 +36,7 @@ func BashArray(src, name string) ([]Item, error) {
 
 // bashArray is BashArray that also counts the parses it made.
 func bashArray(src, name string) ([]Item, int, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := shparse.Parse(src)
 	parses := 1
 	if err == nil {
 		items, err := bashItems([]*syntax.File{f}, []string{src}, []int{0}, name)
@@ -56,7 +58,7 @@ func bashArray(src, name string) ([]Item, int, error) {
 		for j := i + 1; j <= len(lines) && j <= i+maxArrayLines; j++ {
 			part := strings.Join(lines[i:j], "")
 			parses++
-			if pf, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), ""); perr == nil {
+			if pf, perr := shparse.Parse(part); perr == nil {
 				files, srcs, offsets = append(files, pf), append(srcs, part), append(offsets, i)
 				break
 			}

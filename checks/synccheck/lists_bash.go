@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // bashLists returns the arrays of a shell script (every NAME=(...), also
 // under declare or local; "-e" before each pattern is dropped) and, for each
 // grep command, its -e patterns and its -f files. mvdan.cc/sh parses it.
 func bashLists(src string) ([]List, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := shparse.Parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("bash: %w", err)
 	}

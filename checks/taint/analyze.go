@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 // Kinds of a use.
@@ -118,13 +120,9 @@ func uncoveredReads(part string) ([]string, error) {
 }
 
 func parse(script string) (*syntax.File, error) {
-	// The parser and the walker recurse once per level of nesting: a
-	// rendered script of a few megabytes of "$(" overflows the Go stack,
-	// which kills the process (no recover catches it).
-	if d := nestingDepth(script, MaxNesting); d > MaxNesting {
-		return nil, fmt.Errorf("the script nests more than %d levels deep (brackets, braces and compound commands counted, quotes not); it was not parsed", MaxNesting)
-	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	// shparse refuses a script that nests too deep for the parser and
+	// the walker, which recurse once per level (see internal/shparse).
+	f, err := shparse.Parse(script)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/shparse"
 )
 
 func uses(t *testing.T, script string) []string {
@@ -111,8 +112,8 @@ func TestAnalyzeSources(t *testing.T) {
 	}
 }
 
-// TestAnalyzeDeepNesting: a script that nests deeper than MaxNesting is
-// refused before the parser runs (2,000,000 levels of "$(" overflowed the
+// TestAnalyzeDeepNesting: a script that nests deeper than shparse's
+// limits is refused before the parser runs (2,000,000 levels of "$(" overflowed the
 // Go stack, a fatal error that killed the process).
 func TestAnalyzeDeepNesting(t *testing.T) {
 	t.Parallel()
@@ -130,7 +131,7 @@ func TestAnalyzeDeepNesting(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Analyze(tc.script, nil)
-			if refused := err != nil && strings.Contains(err.Error(), "levels deep"); refused != tc.refused {
+			if refused := shparse.IsLimit(err); refused != tc.refused {
 				t.Errorf("refused %v (%v), want %v", refused, err, tc.refused)
 			}
 		})

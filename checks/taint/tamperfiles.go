@@ -10,6 +10,7 @@ import (
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/internal/shparse"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -21,7 +22,7 @@ const MaxProfileFiles = 64
 // names by a literal word (quoted or not, an assignment's value, a
 // redirection's target), relative to the folder; no glob, no "..".
 func profileFiles(head, profile string) []string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(head), "")
+	f, err := shparse.Parse(head)
 	if err != nil {
 		return nil
 	}

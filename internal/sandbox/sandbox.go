@@ -51,6 +51,17 @@ type Spec struct {
 	ReadOnly  []string
 	Timeout   time.Duration // 0: no limit beyond ctx
 	MaxOutput int64         // per stream; 0: DefaultMaxOutput
+	// MaxMemory is the address space of each process of the command
+	// (RLIMIT_AS), in bytes; 0: DefaultMaxMemory; negative: no limit.
+	MaxMemory int64
+	// MaxProcs bounds the processes of the command's user (RLIMIT_NPROC);
+	// 0: DefaultMaxProcs; negative: no limit. Root is not bound by it.
+	MaxProcs int
+	// MaxCPU is the CPU time of each process of the command
+	// (RLIMIT_CPU, whole seconds, rounded up); past it the process gets
+	// SIGXCPU, then SIGKILL. 0: twice Timeout, at least 10 s, or an hour
+	// without a Timeout; negative: no limit.
+	MaxCPU time.Duration
 	// Sandbox asks for the backend of this process (see Backend): bwrap,
 	// landlock, or none when neither works; Outcome.Backend says which ran.
 	// A backend forced with SetMode or ModeEnv that cannot run here makes
@@ -102,12 +113,20 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		"LANG=C.UTF-8",
 		"LC_ALL=C.UTF-8",
 	}, spec.Env...)
+	shell, err := limitShell()
+	if err != nil {
+		return Outcome{ExitCode: -1, Backend: backend, Err: fmt.Errorf("sandbox: %w", err)}
+	}
+	limits := LimitsOf(spec)
 	args := spec.Args
 	sandboxed := backend != BackendNone
 	var reaperOpts []string
 	switch backend {
 	case BackendBwrap:
-		args = bwrapArgs(spec, home)
+		// The limits are set inside the sandbox, on the command only.
+		inner := spec
+		inner.Args = limitedArgs(shell, limits, spec.Args)
+		args = bwrapArgs(inner, home)
 	case BackendLandlock:
 		reaperOpts = landlockOptions(spec, home)
 		env = confinedPath(env, reaperOpts)
@@ -135,6 +154,9 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}
 	args = append([]string{prog}, args[1:]...)
+	if backend != BackendBwrap {
+		args = limitedArgs(shell, limits, args)
+	}
 	startErr := func(err error) Outcome {
 		return Outcome{ExitCode: -1, Err: fmt.Errorf("start %s: %w", spec.Args[0], err), Sandboxed: sandboxed, Backend: backend, Duration: time.Since(start)}
 	}

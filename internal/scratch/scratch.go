@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -72,16 +73,92 @@ func InRAM(dir string) (bool, string) {
 
 // MkdirTemp makes a new folder named by pattern (as os.MkdirTemp) in
 // RAMDir when InRAM says it may, else in fallback ("" is os.TempDir()).
-// Before it makes one in RAM, it removes the folders of the same pattern
-// there that are older than StaleAfter.
+// The name holds this process's id and start time after pattern's prefix
+// (see ownerToken). Before it makes one, it removes the folders of the
+// same pattern, there and in fallback, whose process is gone (a run that
+// was killed and could not clean up), and in RAMDir those older than
+// StaleAfter.
 func MkdirTemp(fallback, pattern string) (string, error) {
+	owned := ownedPattern(pattern)
+	if fallback == "" {
+		fallback = os.TempDir()
+	}
+	removeDead(fallback, pattern)
 	if ok, _ := InRAM(RAMDir); ok {
+		removeDead(RAMDir, pattern)
 		removeStale(RAMDir, pattern, time.Now().Add(-StaleAfter))
-		if dir, err := os.MkdirTemp(RAMDir, pattern); err == nil {
+		if dir, err := os.MkdirTemp(RAMDir, owned); err == nil {
 			return dir, nil
 		}
 	}
-	return os.MkdirTemp(fallback, pattern)
+	return os.MkdirTemp(fallback, owned)
+}
+
+// ownedPattern puts this process's ownerToken after pattern's prefix.
+func ownedPattern(pattern string) string {
+	prefix, rest, ok := strings.Cut(pattern, "*")
+	if !ok {
+		return pattern + ownerToken(os.Getpid()) + "-"
+	}
+	return prefix + ownerToken(os.Getpid()) + "-*" + rest
+}
+
+// ownerToken names process pid by its id and start time (clock ticks
+// after boot, from /proc/PID/stat), so that a pid used again by another
+// process does not look like the owner. "" when pid is gone.
+func ownerToken(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after its last ")". starttime is field 22, the 20th after it.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return ""
+	}
+	return fmt.Sprintf("p%d.%s", pid, f[19])
+}
+
+// removeDead removes the folders in parent named by pattern's prefix
+// and an ownerToken whose process is gone, that this user owns.
+func removeDead(parent, pattern string) {
+	prefix, _, _ := strings.Cut(pattern, "*")
+	if prefix == "" {
+		return
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	uid := uint32(os.Getuid())
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix+"p")
+		if !e.IsDir() || !ok {
+			continue
+		}
+		token, _, ok := strings.Cut(rest, "-")
+		pidText, _, ok2 := strings.Cut(token, ".")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !ok2 || err != nil || pid <= 0 {
+			continue
+		}
+		if ownerToken(pid) == "p"+token {
+			continue // its process runs
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+	}
 }
 
 // removeStale removes the folders in parent whose names start with

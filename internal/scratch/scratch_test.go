@@ -2,7 +2,9 @@ package scratch
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -102,6 +104,51 @@ func TestRemoveStale(t *testing.T) {
 	file := mk("tv-restore-file", false, old)
 	removeStale(parent, "tv-restore-*", time.Now().Add(-StaleAfter))
 	for p, want := range map[string]bool{stale: false, fresh: true, other: true, file: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
+// TestMkdirTempRemovesDeadRunsFolders: the folders of a run whose
+// process is gone (a killed run) are removed at the next MkdirTemp, of
+// any age; those of a running process stay, and a pid used again by
+// another process (another start time) does not keep a folder. Before,
+// a killed run's folders stayed for StaleAfter in RAM and for ever in
+// the fallback folder.
+func TestMkdirTempRemovesDeadRunsFolders(t *testing.T) {
+	statfs = func(string, *syscall.Statfs_t) error { return errors.New("no statfs") }
+	t.Cleanup(func() { statfs = syscall.Statfs })
+	parent := t.TempDir()
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadToken := ownerToken(cmd.Process.Pid)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if deadToken == "" || ownerToken(cmd.Process.Pid) != "" {
+		t.Fatalf("owner token %q of a live sleep, %q after its end", deadToken, ownerToken(cmd.Process.Pid))
+	}
+	mk := func(name string) string {
+		p := filepath.Join(parent, name)
+		if err := os.MkdirAll(filepath.Join(p, "repo"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dead := mk("tv-restore-" + deadToken + "-123")
+	reused := mk(fmt.Sprintf("tv-restore-p%d.1-456", os.Getpid()))
+	live := mk("tv-restore-" + ownerToken(os.Getpid()) + "-789")
+	old := mk("tv-restore-1")
+	dir, err := MkdirTemp(parent, "tv-restore-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(dir), "tv-restore-"+ownerToken(os.Getpid())+"-") {
+		t.Errorf("new folder %s has no owner token", dir)
+	}
+	for p, want := range map[string]bool{dead: false, reused: false, live: true, old: true, dir: true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
 		}
