@@ -111,7 +111,7 @@ func output(rep *report.Report, format string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, rep.Text())
 	case "sarif":
 		var b []byte
-		if b, err = rep.SARIF(toolVersion()); err == nil {
+		if b, err = rep.SARIF(report.SARIFOptions{ToolVersion: toolVersion(), DocsURL: sarifDocsURL(os.Getenv)}); err == nil {
 			_, err = stdout.Write(append(b, '\n'))
 		}
 	}
