@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -151,5 +152,25 @@ func TestSARIFDocsURL(t *testing.T) {
 	}
 	if got := sarifDocsURL(env(map[string]string{"GITHUB_SERVER_URL": "https://github.com"})); got != "" {
 		t.Errorf("outside an action step: %q, want the default", got)
+	}
+}
+
+// TestDemoKeepRelative: demo --keep with a relative folder builds the
+// example there, under the working directory, and says where it is.
+// Not parallel: it changes the working directory.
+func TestDemoKeepRelative(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	var errb bytes.Buffer
+	rep, _, code := demoReport(context.Background(), []string{"--progress", "never", "--only", "render", "--keep", "ex"}, &errb)
+	if rep == nil || code != exitPass {
+		t.Fatalf("demo --keep ex: exit %d\n%s", code, errb.String())
+	}
+	abs := filepath.Join(wd, "ex")
+	if !strings.Contains(errb.String(), "The example repository is in "+abs+" ") {
+		t.Errorf("stderr does not name %s:\n%s", abs, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(abs, ".git", "HEAD")); err != nil {
+		t.Errorf("no repository in %s: %v", abs, err)
 	}
 }
