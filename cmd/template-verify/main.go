@@ -20,8 +20,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/secrets"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
@@ -54,6 +56,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	// No process of the tool outlives it: the render workers that the
+	// pool keeps for the next render end here, and are waited for.
+	jinja.StopWorkers(5 * time.Second)
 	os.Exit(code)
 }
 
