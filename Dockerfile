@@ -18,9 +18,6 @@ WORKDIR /src
 # The module download is its own layer, so a change to the code does not
 # download the modules again.
 COPY go.mod go.sum ./
-# go.mod replaces gonja with the patched copy in third_party/gonja
-# (third_party/gonja/PATCHES.md); go mod download needs its go.mod.
-COPY third_party/gonja/go.mod third_party/gonja/go.sum ./third_party/gonja/
 RUN go mod download
 COPY . .
 ARG VERSION=dev
