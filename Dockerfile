@@ -18,14 +18,14 @@ WORKDIR /src
 # The module download is its own layer, so a change to the code does not
 # download the modules again.
 COPY go.mod go.sum ./
-# go.mod replaces gonja with the patched copy in third_party/gonja
-# (third_party/gonja/PATCHES.md); go mod download needs its go.mod.
-COPY third_party/gonja/go.mod third_party/gonja/go.sum ./third_party/gonja/
 RUN go mod download
 COPY . .
 ARG VERSION=dev
+# REVISION is the commit (git rev-parse HEAD): the build has no .git, so
+# Go cannot stamp it, and "template-verify version" prints it from here.
+ARG REVISION=
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-        -ldflags "-s -w -X main.version=${VERSION}" \
+        -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" \
         -o /out/template-verify ./cmd/template-verify
 
 # ---- final: Debian slim with the programs the checks run ----

@@ -24,7 +24,7 @@ func engineDeps(t *testing.T, pkgs ...string) []string {
 	}
 	var bad []string
 	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "github.com/nikolalohinski/gonja") ||
+		if strings.HasPrefix(p, module+"/third_party/gonja") ||
 			p == module+"/internal/jinja" || p == module+"/internal/sandbox" {
 			bad = append(bad, p)
 		}

@@ -90,10 +90,10 @@ func yamlError(file string, err error) error {
 				if first.Line == 0 {
 					first.Line = n
 				}
-				msgs = append(msgs, fmt.Sprintf("line %s: %s", m[1], m[2]))
+				msgs = append(msgs, fmt.Sprintf("line %s: %s", m[1], friendlyUnknownKey(m[2])))
 				continue
 			}
-			msgs = append(msgs, e)
+			msgs = append(msgs, friendlyUnknownKey(e))
 		}
 		first.Msg = strings.Join(msgs, "; ")
 		if len(msgs) == 1 {
@@ -104,7 +104,7 @@ func yamlError(file string, err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: n, Msg: m[2]}
+		return &Error{File: file, Line: n, Msg: friendlyUnknownKey(m[2])}
 	}
 	return &Error{File: file, Msg: strings.TrimPrefix(msg, "yaml: ")}
 }

@@ -16,8 +16,8 @@ func TestDecodeErrorsNameFileAndLine(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top-level key", "version: 1\ngrups: []\n", 2, "field grups not found"},
-		{"unknown nested key", "groups:\n  - name: a\n    root: r\n    templates: [{path: x}]\n    jinja:\n      strict: true\n", 6, "field strict not found"},
+		{"unknown top-level key", "version: 1\ngrups: []\n", 2, `unknown key "grups" (did you mean "groups"?); the keys here are version, groups, restore,`},
+		{"unknown nested key", "groups:\n  - name: a\n    root: r\n    templates: [{path: x}]\n    jinja:\n      strict: true\n", 6, `unknown key "strict"`},
 		{"wrong type", "version: one\n", 1, "cannot unmarshal"},
 		{"wrong type in list", "gate:\n  branches: {a: b}\n", 2, "cannot unmarshal"},
 		{"bad duration", "checks:\n  timeouts:\n    render: soon\n", 3, "bad duration"},
@@ -62,6 +62,32 @@ func TestDecodeErrorsNameFileAndLine(t *testing.T) {
 				t.Errorf("error %q does not start with the file name", err)
 			}
 		})
+	}
+}
+
+// TestDecodeUnknownKeySuggests: an unknown key at any depth names the
+// nearest key of its place and the keys the place takes, and shows no Go
+// type name; two unknown keys are both named.
+func TestDecodeUnknownKeySuggests(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want string
+	}{
+		{"gate:\n  branchez: [a]\n", `c.yml:2: unknown key "branchez" (did you mean "branches"?); the keys here are branches (docs/configuration.md)`},
+		{"pre_exisitng: warn\n", `c.yml:1: unknown key "pre_exisitng" (did you mean "pre_existing"?)`},
+		{"groups:\n  - name: a\n    root: r\n    templates: [{path: x, varz: []}]\n", `unknown key "varz" (did you mean "vars"?)`},
+		{"gate:\n  branchez: [a]\nchecks:\n  timeoutz: {}\n", `line 2: unknown key "branchez" (did you mean "branches"?)`},
+		{"gate:\n  branchez: [a]\nchecks:\n  timeoutz: {}\n", `line 4: unknown key "timeoutz" (did you mean "timeouts"?)`},
+		{"zzzzzz: 1\n", `unknown key "zzzzzz"; the keys here are version,`},
+	} {
+		_, err := Decode("c.yml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.yaml, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "config.") || strings.Contains(err.Error(), "not found in type") {
+			t.Errorf("%q: the error shows a Go type: %v", c.yaml, err)
+		}
 	}
 }
 

@@ -28,7 +28,7 @@ func TestSyncAndNamesBlocks(t *testing.T) {
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, bash: 'a b'}\n        - {path: b.py, python: P}\n"},
 		{name: "bad marker", wantErr: "between.end is not a valid regular expression",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, between: {start: '^#', end: '('}}\n        - {path: b.py, python: P}\n"},
-		{name: "unknown key", wantErr: "field extractor not found",
+		{name: "unknown key", wantErr: `unknown key "extractor"`,
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: a.sh, extractor: x}\n        - {path: b.py, python: P}\n"},
 		{name: "the whole repository", wantErr: "is not a clean relative file path",
 			yaml: "sync:\n  groups:\n    - name: g\n      copies:\n        - {path: ., bash: arr}\n        - {path: b.py, python: P}\n"},

@@ -93,12 +93,19 @@ func BaseBranchOf(head string) string {
 }
 
 // Build writes the example as a git repository into dir, which must be
-// empty or missing. The shas are the same on every run: gitx fixes the
+// empty or missing; a relative dir is taken from the working directory,
+// and Built.Dir is absolute. The shas are the same on every run: gitx fixes the
 // author, committer and dates. The heads are computed in memory and
 // written with one git fast-import (importCommits); when a patch is more
 // than text hunks, git applies and commits each head instead
 // (buildWithGit), with the same result.
 func Build(ctx context.Context, dir string) (*Built, error) {
+	// git runs in dir and is given paths under it: a relative dir would
+	// be taken twice ("ex/ex/.git").
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("example: %w", err)
+	}
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts Debian's PostgreSQL 15 in a temporary folder: initdb there, a unix
+# Starts the system's PostgreSQL (the newest major version under
+# /usr/lib/postgresql, or PG_BIN) in a temporary folder: initdb there, a unix
 # socket there, no TCP port, as the current user (as root: as nobody, since
 # postgres refuses to run as root). Three ways to use it:
 #
@@ -13,9 +14,17 @@
 # each. Durability is off (fsync, synchronous_commit): the data is thrown away.
 set -euo pipefail
 
-bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
-if [ ! -x "$bin/postgres" ]; then
-  echo "pg.sh: no PostgreSQL 15 in $bin; install it: apt-get install -y --no-install-recommends postgresql-15 (scripts/setup.sh does as root)" >&2
+# newest_bin prints the bin folder of the newest PostgreSQL major version
+# under /usr/lib/postgresql (Debian's and Ubuntu's layout), or nothing.
+newest_bin() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do
+    [ -x "$d/postgres" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/initdb" ] && echo "$d"
+  done | sort -V | tail -n 1
+}
+bin=${PG_BIN:-$(newest_bin)}
+if [ -z "$bin" ] || [ ! -x "$bin/postgres" ]; then
+  echo "pg.sh: no PostgreSQL in ${bin:-/usr/lib/postgresql/*/bin}; install it: apt-get install -y --no-install-recommends postgresql (scripts/setup.sh --tests does as root)" >&2
   exit 1
 fi
 

@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Installs what template-verify and its tests need on a Debian machine.
-# As root it installs the missing Debian packages; otherwise it prints the
-# exact command and stops. Go (1.26 or newer) must be on PATH already.
+# Installs what template-verify needs on a Debian or Ubuntu machine, and
+# with --tests (scripts/test.sh passes it) what its tests need too:
+# PostgreSQL, of whatever major version the distribution has. The demo
+# and the CLI never need PostgreSQL.
+# As root it installs the missing packages; otherwise it prints the exact
+# command and stops. Go (1.26 or newer) must be on PATH already.
 set -euo pipefail
+
+tests=0
+for arg in "$@"; do
+  case "$arg" in
+  --tests) tests=1 ;;
+  *) echo "usage: setup.sh [--tests]" >&2; exit 2 ;;
+  esac
+done
 
 need_pkgs=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
@@ -12,8 +23,18 @@ have_cmd git || need_pkgs+=(git)
 have_cmd bash || need_pkgs+=(bash)
 have_cmd bwrap || need_pkgs+=(bubblewrap)
 have_cmd shellcheck || need_pkgs+=(shellcheck)
-# The App's tests run against PostgreSQL too (scripts/pg.sh starts it).
-[ -x /usr/lib/postgresql/15/bin/postgres ] || need_pkgs+=(postgresql-15)
+# The App's tests run against PostgreSQL too (scripts/pg.sh starts it):
+# any major version under /usr/lib/postgresql will do, and the package
+# "postgresql" installs the distribution's own (15 on Debian 12, 16 on
+# Ubuntu 24.04).
+have_pg() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do
+    [ -x "$d/postgres" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/initdb" ] && return 0
+  done
+  return 1
+}
+if [ "$tests" = 1 ]; then have_pg || need_pkgs+=(postgresql); fi
 if [ "${TV_SETUP_BENCH:-0}" = 1 ]; then have_cmd hyperfine || need_pkgs+=(hyperfine); fi
 # Python packages come from Debian and are used with Debian's own python3,
 # which need not be the python3 first on PATH.

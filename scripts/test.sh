@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every check CI runs: gofmt, go vet, staticcheck and the tests with the
-# race detector. Set-up first (Debian packages when root).
+# race detector. Set-up first (Debian packages when root), with PostgreSQL,
+# which only the tests need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 
 step() { echo "== $1 (at ${SECONDS}s)"; }
 # Folders this script makes, removed however it ends.

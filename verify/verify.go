@@ -70,6 +70,11 @@ func run(ctx context.Context, opts Options) (*report.Report, Policy, error) {
 	if err != nil {
 		return nil, Policy{}, err
 	}
+	// The plan's git cat-file process ends with the run, not 15 s later
+	// or when the tool exits.
+	if in.plan.Trees != nil {
+		defer in.plan.Trees.Close()
+	}
 	rep := newReport(opts, in)
 	eff, err := effectiveConfig(ctx, in)
 	if err != nil {

@@ -122,6 +122,7 @@ func TestFlagTypos(t *testing.T) {
 	}{
 		{[]string{"run", "--bse", "main"}, "template-verify run: unknown flag --bse (did you mean --base?)\nUsage: template-verify run --base REV [--head REV] [--repo DIR] [flags]\nRun \"template-verify help run\" for all its flags.\n", ""},
 		{[]string{"demo", "-formt=json"}, "unknown flag --formt (did you mean --format?)\nUsage: template-verify demo [--bad | --head NAME] [flags]\n", ""},
+		{[]string{"demo", "--bda"}, "template-verify demo: unknown flag --bda (did you mean --bad?)\n", ""},
 		{[]string{"ledger", "--hed", "release"}, "unknown flag --hed (did you mean --head?)\nUsage: template-verify ledger --head BRANCH", ""},
 		{[]string{"serve", "--app-di", "1"}, "unknown flag --app-di (did you mean --app-id?)", ""},
 		{[]string{"run", "--x"}, "template-verify run: unknown flag --x\nUsage:", "did you mean"},

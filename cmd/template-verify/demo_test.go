@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/formula-code/template-verify/internal/golden"
 	"github.com/formula-code/template-verify/internal/housestyle"
+	"github.com/formula-code/template-verify/internal/sarifcheck"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -115,5 +117,60 @@ func TestDemoGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", tc.golden), normalize(out))
 		})
+	}
+}
+
+// TestDemoBadSARIF: the SARIF log of `demo --bad` is what GitHub code
+// scanning takes: valid against the SARIF 2.1.0 schema, every result with
+// a file and a fingerprint, every rule with a description and its page
+// (internal/sarifcheck), and it holds the failures as errors.
+func TestDemoBadSARIF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo runs every check on the example; skipped with -short")
+	}
+	t.Parallel()
+	code, out, errOut := demoOutput(t, true, "sarif")
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFail, errOut)
+	}
+	if err := sarifcheck.Validate([]byte(out)); err != nil {
+		t.Errorf("code scanning would refuse the SARIF of demo --bad: %v", err)
+	}
+	if n := strings.Count(out, `"level": "error"`); n < 2 {
+		t.Errorf("%d error results, want one a failure of render and pytest at least", n)
+	}
+}
+
+// TestSARIFDocsURL: run as a GitHub Action step, the rules' pages are in
+// the action's repository at its ref, on its server; elsewhere the
+// default (report.DocsURL) applies.
+func TestSARIFDocsURL(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if got := sarifDocsURL(env(map[string]string{"GITHUB_SERVER_URL": "https://ghe.example/", "GITHUB_ACTION_REPOSITORY": "me/template-verify", "GITHUB_ACTION_REF": "v2.0.1"})); got != "https://ghe.example/me/template-verify/blob/v2.0.1/docs/checks/" {
+		t.Errorf("in an action step: %s", got)
+	}
+	if got := sarifDocsURL(env(map[string]string{"GITHUB_SERVER_URL": "https://github.com"})); got != "" {
+		t.Errorf("outside an action step: %q, want the default", got)
+	}
+}
+
+// TestDemoKeepRelative: demo --keep with a relative folder builds the
+// example there, under the working directory, and says where it is.
+// Not parallel: it changes the working directory.
+func TestDemoKeepRelative(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	var errb bytes.Buffer
+	rep, _, code := demoReport(context.Background(), []string{"--progress", "never", "--only", "render", "--keep", "ex"}, &errb)
+	if rep == nil || code != exitPass {
+		t.Fatalf("demo --keep ex: exit %d\n%s", code, errb.String())
+	}
+	abs := filepath.Join(wd, "ex")
+	if !strings.Contains(errb.String(), "The example repository is in "+abs+" ") {
+		t.Errorf("stderr does not name %s:\n%s", abs, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(abs, ".git", "HEAD")); err != nil {
+		t.Errorf("no repository in %s: %v", abs, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/suggest"
 )
 
 // synopses are the usage lines of the commands, by name. They are filled
@@ -51,16 +53,12 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
 }
 
 // flagHint is " (did you mean --x?)" for the flag of fs nearest to name
-// within two edits (and half the length of name, so that a one-letter
-// typo is not matched to any other letter), or the empty string.
+// (suggest.Nearest: within two edits, a swap of two letters counting one,
+// and half the length of name), or the empty string.
 func flagHint(fs *flag.FlagSet, name string) string {
-	name = strings.TrimPrefix(name, "-")
-	best, bestD := "", 3
-	fs.VisitAll(func(f *flag.Flag) {
-		if d := editDistance(strings.ToLower(name), f.Name); d < bestD && d <= len(name)/2 {
-			best, bestD = f.Name, d
-		}
-	})
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	best := suggest.Nearest(strings.TrimPrefix(name, "-"), names)
 	if best == "" {
 		return ""
 	}

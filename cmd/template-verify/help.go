@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/formula-code/template-verify/internal/suggest"
 )
 
 // command is one subcommand: its help text and its function.
@@ -239,39 +241,12 @@ func versionString(ldflags, ldRevision string, info *debug.BuildInfo) string {
 	return fmt.Sprintf("template-verify %s (%s, %s)", v, rev, info.GoVersion)
 }
 
-// didYouMean returns ` (did you mean "x"?)` for the nearest name within
-// two edits, or the empty string.
+// didYouMean returns ` (did you mean "x"?)` for the nearest name
+// (suggest.Nearest), or the empty string.
 func didYouMean(got string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(got), n); d < bestD {
-			best, bestD = n, d
-		}
-	}
+	best := suggest.Nearest(got, names)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

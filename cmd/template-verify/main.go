@@ -20,8 +20,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/jinja"
 	"github.com/formula-code/template-verify/internal/secrets"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
@@ -54,6 +56,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	// No process of the tool outlives it: the render workers that the
+	// pool keeps for the next render end here, and are waited for.
+	jinja.StopWorkers(5 * time.Second)
 	os.Exit(code)
 }
 
@@ -111,7 +116,7 @@ func output(rep *report.Report, format string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, rep.Text())
 	case "sarif":
 		var b []byte
-		if b, err = rep.SARIF(toolVersion()); err == nil {
+		if b, err = rep.SARIF(report.SARIFOptions{ToolVersion: toolVersion(), DocsURL: sarifDocsURL(os.Getenv)}); err == nil {
 			_, err = stdout.Write(append(b, '\n'))
 		}
 	}

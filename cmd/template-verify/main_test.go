@@ -52,6 +52,7 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 		wantCode int
 		wantOut  []string // substrings of stdout
 		wantErr  []string // substrings of stderr
+		notErr   []string // what stderr must not show
 	}{
 		{
 			name:     "passing change",
@@ -106,7 +107,16 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 			head:     map[string]string{"README.md": "x\n"},
 			args:     []string{"--base", "no-such-branch"},
 			wantCode: exitUsage,
-			wantErr:  []string{`unknown revision "no-such-branch"`},
+			wantErr:  []string{`unknown revision "no-such-branch"`, "fetch the commit first (git fetch origin NAME)"},
+			notErr:   []string{"rev-parse", "exit status"},
+		},
+		{
+			name:     "a revision near a branch",
+			head:     map[string]string{"README.md": "x\n"},
+			args:     []string{"--base", "mian"},
+			wantCode: exitUsage,
+			wantErr:  []string{`base: unknown revision "mian": no branch, tag or commit of that name in the repository (did you mean "main"?)`},
+			notErr:   []string{"rev-parse"},
 		},
 		{
 			name:     "unknown check in --only",
@@ -142,6 +152,11 @@ func TestRunExitCodesAndMessages(t *testing.T) {
 			for _, s := range tc.wantErr {
 				if !strings.Contains(errOut, s) {
 					t.Errorf("stderr misses %q:\n%s", s, errOut)
+				}
+			}
+			for _, s := range tc.notErr {
+				if strings.Contains(errOut, s) {
+					t.Errorf("stderr has %q:\n%s", s, errOut)
 				}
 			}
 		})

@@ -101,3 +101,21 @@ func (o outputFlags) log(stderr io.Writer) *slog.Logger { return logger(stderr, 
 func (o outputFlags) progressTo(stderr io.Writer) checks.Progress {
 	return progressFor(*o.progress, stderr, os.Getenv)
 }
+
+// sarifDocsURL is the folder of the check pages that the SARIF rules'
+// helpUri point into. Run as a GitHub Action step (getenv has
+// GITHUB_ACTION_REPOSITORY and GITHUB_SERVER_URL), it is that action's
+// repository on that server at GITHUB_ACTION_REF (a fork or a GitHub
+// Enterprise mirror has its own pages); else "", which is
+// template-verify's repository (report.DocsURL).
+func sarifDocsURL(getenv func(string) string) string {
+	server, repo := strings.TrimSuffix(getenv("GITHUB_SERVER_URL"), "/"), getenv("GITHUB_ACTION_REPOSITORY")
+	if server == "" || repo == "" || strings.Count(repo, "/") != 1 {
+		return ""
+	}
+	ref := getenv("GITHUB_ACTION_REF")
+	if ref == "" {
+		ref = "main"
+	}
+	return server + "/" + repo + "/blob/" + ref + "/docs/checks/"
+}

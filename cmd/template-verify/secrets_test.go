@@ -22,6 +22,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(secretsChild())
 	}
+	switch os.Getenv(processModeEnv) {
+	case "main":
+		mainChild()
+	case "reaper":
+		os.Exit(reaperChild())
+	}
 	os.Exit(m.Run())
 }
 

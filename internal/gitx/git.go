@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/internal/nice"
+	"github.com/formula-code/template-verify/internal/suggest"
 )
 
 // FixedDate is the author and committer date of every commit made through
@@ -157,16 +158,49 @@ func (r Repo) IsRepo(ctx context.Context) bool {
 	return err == nil
 }
 
-// Resolve returns the full commit sha that rev names.
+// RevisionError is a revision that names no commit of the repository.
+// Its message says what to do instead of showing git's command line.
+type RevisionError struct {
+	Rev string
+	// Near is the branch or tag nearest to Rev by spelling, or "".
+	Near string
+	Err  error // git's error, or nil
+}
+
+func (e *RevisionError) Error() string {
+	msg := fmt.Sprintf("unknown revision %q: no branch, tag or commit of that name in the repository", e.Rev)
+	if e.Near != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", e.Near)
+	}
+	return msg + "; check the spelling, name a remote's branch as origin/NAME, or fetch the commit first (git fetch origin NAME)"
+}
+
+func (e *RevisionError) Unwrap() error { return e.Err }
+
+// Resolve returns the full commit sha that rev names; a rev that names
+// none gives a *RevisionError.
 func (r Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	if strings.HasPrefix(rev, "-") {
-		return "", fmt.Errorf("unknown revision %q", rev)
+		return "", &RevisionError{Rev: rev}
 	}
 	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("unknown revision %q: %w", rev, err)
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("resolve %q: %w", rev, ctx.Err())
+		}
+		return "", &RevisionError{Rev: rev, Near: r.nearestRef(ctx, rev), Err: err}
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// nearestRef is the short name of the branch, remote branch or tag
+// nearest to rev by spelling (suggest.Nearest), or "".
+func (r Repo) nearestRef(ctx context.Context, rev string) string {
+	out, err := r.Run(ctx, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes", "refs/tags")
+	if err != nil {
+		return ""
+	}
+	return suggest.Nearest(rev, strings.Fields(string(out)))
 }
 
 // MergeBase returns the best common ancestor of a and b, as a pull request

@@ -3,6 +3,7 @@ package gitx_test
 import (
 	"context"
 	"crypto/sha1"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,5 +94,33 @@ func TestRunStartsNoAutoMaintenance(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "\npacks: 0\n") {
 		t.Errorf("a commit packed the objects (auto gc ran):\n%s", out)
+	}
+}
+
+// TestResolveUnknownRevision: a revision that names no commit gives a
+// *RevisionError that suggests the nearest branch, or says what to do,
+// and shows no git command line.
+func TestResolveUnknownRevision(t *testing.T) {
+	r := gittest.New(t)
+	r.Write(map[string]string{"a": "a\n"})
+	r.Commit("c")
+	ctx := context.Background()
+	if _, err := r.Repo.Run(ctx, "branch", "release/template-v1"); err != nil {
+		t.Fatal(err)
+	}
+	for rev, want := range map[string]string{
+		"release/template-v2": `unknown revision "release/template-v2": no branch, tag or commit of that name in the repository (did you mean "release/template-v1"?)`,
+		"zzz":                 `unknown revision "zzz": no branch, tag or commit of that name in the repository; check the spelling, name a remote's branch as origin/NAME, or fetch the commit first (git fetch origin NAME)`,
+		"--output=x":          `unknown revision "--output=x": no branch, tag or commit of that name in the repository; check the spelling`,
+	} {
+		_, err := r.Repo.Resolve(ctx, rev)
+		var re *gitx.RevisionError
+		if !errors.As(err, &re) || re.Rev != rev {
+			t.Errorf("%s: %v, want a *RevisionError", rev, err)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "rev-parse") {
+			t.Errorf("%s:\n got %s\nwant %s", rev, err, want)
+		}
 	}
 }

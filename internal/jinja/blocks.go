@@ -1,7 +1,7 @@
 package jinja
 
 import (
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 // blockTags are the statements that need an end tag ("set" only in its

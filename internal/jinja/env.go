@@ -20,9 +20,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/nikolalohinski/gonja/v2"
-	gconfig "github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja"
+	gconfig "github.com/formula-code/template-verify/third_party/gonja/config"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 
 	"github.com/formula-code/template-verify/config"
 )

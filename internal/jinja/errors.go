@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/parser"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 // Error is a parse or render error. File is the repository path of the

@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 // Filters that replace gonja's own because gonja's bytes differ from

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"unsafe"
 
-	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/parser"
+	controlStructures "github.com/formula-code/template-verify/third_party/gonja/builtins/control_structures"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
 )
 
 // A template from a pull request can recurse without end: a macro that calls

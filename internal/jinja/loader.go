@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/loaders"
-	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/loaders"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
 )
 
 type parserFunc = parser.ControlStructureParser

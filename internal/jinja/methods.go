@@ -3,7 +3,7 @@ package jinja
 import (
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 // pythonStrMethods are the names of Python's str methods; strMethods keeps

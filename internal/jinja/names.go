@@ -3,7 +3,7 @@ package jinja
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 // Jinja2 3.1 checks the names of filters and tests when it compiles a

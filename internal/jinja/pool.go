@@ -3,9 +3,61 @@
 package jinja
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
+
+// workerSet is the set of worker processes that have not exited.
+type workerSet struct {
+	mu  sync.Mutex
+	set map[*worker]struct{}
+}
+
+// running holds every worker process until it exits, for StopWorkers.
+var running = workerSet{set: map[*worker]struct{}{}}
+
+func (s *workerSet) add(w *worker) {
+	s.mu.Lock()
+	s.set[w] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *workerSet) remove(w *worker) {
+	s.mu.Lock()
+	delete(s.set, w)
+	s.mu.Unlock()
+}
+
+// StopWorkers ends every render worker process and waits until each has
+// exited: the idle ones and those being stopped (an idle worker lives
+// for poolIdle, a stopped one until it reads the end of its input). A
+// worker that has not exited within grace is killed. A program calls it
+// before it exits, so that no worker outlives it; a later Render starts
+// a new worker.
+func StopWorkers(grace time.Duration) {
+	pool.mu.Lock()
+	pool.idle = nil
+	pool.mu.Unlock()
+	running.mu.Lock()
+	ws := slices.Collect(maps.Keys(running.set))
+	running.mu.Unlock()
+	for _, w := range ws {
+		_ = w.stdin.Close()
+	}
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	for _, w := range ws {
+		select {
+		case <-w.exited:
+		case <-deadline.C:
+			w.kill()
+			// The deadline has fired: the workers left are killed at once.
+			deadline.Reset(0)
+		}
+	}
+}
 
 func getWorker(mem int64) (*worker, error) {
 	pool.mu.Lock()

@@ -255,6 +255,7 @@ func startWorker(mem int64) (*worker, error) {
 	if err := nice.Start(cmd); err != nil {
 		return nil, fmt.Errorf("render worker: start %s: %w", exe, err)
 	}
+	running.add(w)
 	go func() {
 		dec := gob.NewDecoder(bufio.NewReaderSize(stdout, 64<<10))
 		var buf []byte
@@ -273,6 +274,7 @@ func startWorker(mem int64) (*worker, error) {
 		}
 		_ = cmd.Wait()
 		close(w.exited)
+		running.remove(w)
 	}()
 	return w, nil
 }

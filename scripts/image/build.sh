@@ -106,6 +106,7 @@ podman build --pull=never --jobs=2 \
   --build-arg "GO_IMAGE=$go_image" \
   --build-arg "BASE_IMAGE=$TV_BASE_IMAGE" \
   --build-arg "VERSION=$version" \
+  --build-arg "REVISION=$(git -C "$repo" rev-parse HEAD)" \
   -t "$TV_IMAGE" -f "$repo/Dockerfile" "$repo" >&2
 step "done"
 podman image ls "$TV_IMAGE"

@@ -2,5 +2,5 @@
 package gonja
 
 import (
-	_ "github.com/nikolalohinski/gonja/v2/docs"
+	_ "github.com/formula-code/template-verify/third_party/gonja/docs"
 )

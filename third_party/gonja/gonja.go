@@ -8,11 +8,11 @@ import (
 	"log/slog"
 	"path"
 
-	"github.com/nikolalohinski/gonja/v2/builtins"
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
-	"github.com/nikolalohinski/gonja/v2/logging"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins"
+	"github.com/formula-code/template-verify/third_party/gonja/config"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/loaders"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
 )
 
 var (

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 // Filters export all builtin filters

@@ -3,8 +3,8 @@ package builtins
 import (
 	"errors"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/utils"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/utils"
 )
 
 var GlobalFunctions = exec.NewContext(map[string]any{

@@ -1,8 +1,8 @@
 package builtins
 
 import (
-	methods "github.com/nikolalohinski/gonja/v2/builtins/methods"
-	"github.com/nikolalohinski/gonja/v2/exec"
+	methods "github.com/formula-code/template-verify/third_party/gonja/builtins/methods"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 // Methods exports all builtins methods.

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"runtime"
 
-	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
 )
 
 func (e *Evaluator) evalCall(node *nodes.Call) *Value {

@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
 )
 
 type ControlStructure interface {

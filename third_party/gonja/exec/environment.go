@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
 )
 
 type Environment struct {

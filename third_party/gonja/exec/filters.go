@@ -3,7 +3,7 @@ package exec
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
 )
 
 // FilterFunction is the type filter functions must fulfill

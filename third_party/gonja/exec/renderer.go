@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/loaders"
-	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/config"
+	"github.com/formula-code/template-verify/third_party/gonja/loaders"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
 )
 
 // Renderer is a node visitor in charge of rendering

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
 )
 
 func getBlocks(tpl *nodes.Template) map[string]*nodes.Wrapper {

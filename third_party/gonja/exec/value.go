@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/logging"
-	u "github.com/nikolalohinski/gonja/v2/utils"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
+	u "github.com/formula-code/template-verify/third_party/gonja/utils"
 )
 
 const jinjaTag = "jinja"

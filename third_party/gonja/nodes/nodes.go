@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/tokens"
-	u "github.com/nikolalohinski/gonja/v2/utils"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
+	u "github.com/formula-code/template-verify/third_party/gonja/utils"
 )
 
 // ----------------------------------------------------------------------------

@@ -3,9 +3,9 @@ package parser
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/logging"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 func (p *Parser) ParseComment() (*nodes.Comment, error) {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 type SyntaxError struct {

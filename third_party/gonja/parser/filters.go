@@ -1,8 +1,8 @@
 package parser
 
 import (
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 func (p *Parser) ParseFilter() (*nodes.FilterCall, error) {

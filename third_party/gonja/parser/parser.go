@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/loaders"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/config"
+	"github.com/formula-code/template-verify/third_party/gonja/loaders"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 type ControlStructureGetter interface {

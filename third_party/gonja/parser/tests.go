@@ -1,9 +1,9 @@
 package parser
 
 import (
-	"github.com/nikolalohinski/gonja/v2/logging"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 func (p *Parser) ParseTest(expr nodes.Expression) (nodes.Expression, error) {

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/logging"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 func normalizeNumericLiteral(val string) string {

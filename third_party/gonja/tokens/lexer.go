@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/nikolalohinski/gonja/v2/config"
+	"github.com/formula-code/template-verify/third_party/gonja/config"
 
-	"github.com/nikolalohinski/gonja/v2/logging"
+	"github.com/formula-code/template-verify/third_party/gonja/logging"
 )
 
 // EOF is an arbitraty value for End Of File

@@ -2,8 +2,8 @@
 package controlStructures
 
 import (
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
 )
 
 var All = exec.NewControlStructureSet(map[string]parser.ControlStructureParser{

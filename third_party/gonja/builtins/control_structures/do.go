@@ -3,10 +3,10 @@ package controlStructures
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/parser"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 type DoControlStructure struct {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/parser"
-	"github.com/nikolalohinski/gonja/v2/tokens"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/nodes"
+	"github.com/formula-code/template-verify/third_party/gonja/parser"
+	"github.com/formula-code/template-verify/third_party/gonja/tokens"
 )
 
 // TransControlStructure implements Jinja2's {% trans %} ... {% endtrans %}

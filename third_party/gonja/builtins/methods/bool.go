@@ -1,8 +1,8 @@
 package methods
 
 import (
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pybool"
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pybool"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 var boolMethods = exec.NewMethodSet[bool](map[string]exec.Method[bool]{

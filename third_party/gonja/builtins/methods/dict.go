@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 var dictMethods = exec.NewMethodSet[map[string]any](map[string]exec.Method[map[string]any]{

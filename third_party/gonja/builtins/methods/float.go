@@ -1,8 +1,8 @@
 package methods
 
 import (
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pyfloat"
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pyfloat"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 var floatMethods = exec.NewMethodSet[float64](map[string]exec.Method[float64]{

@@ -3,7 +3,7 @@ package methods
 import (
 	"reflect"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 var listMethods = exec.NewMethodSet[[]any](map[string]exec.Method[[]any]{

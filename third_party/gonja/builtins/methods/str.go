@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pyerrors"
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pystring"
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pyerrors"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pystring"
+	"github.com/formula-code/template-verify/third_party/gonja/exec"
 )
 
 var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{

@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pyerrors"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pyerrors"
 )
 
 type PyInt int

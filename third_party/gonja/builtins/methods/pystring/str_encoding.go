@@ -3,7 +3,7 @@ package pystring
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2/builtins/methods/pyerrors"
+	"github.com/formula-code/template-verify/third_party/gonja/builtins/methods/pyerrors"
 	"golang.org/x/text/encoding/charmap"
 )
 
