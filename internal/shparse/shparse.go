@@ -89,7 +89,9 @@ func ParseWith(src string, l Limits) (*syntax.File, error) {
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return nil, fmt.Errorf("parse bash: %w", err)
+		// The parser's error says where and what ("172:1: `if` statement
+		// must end with `fi`"); each caller says what it parsed.
+		return nil, err
 	}
 	return f, nil
 }
