@@ -45,7 +45,8 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resultInput) {
 	start := time.Now()
 	res := checks.Result{Check: c.Name()}
-	if found := locate(ctx, in); found != in {
+	found, searched := locate(ctx, in)
+	if found != in {
 		if found.Config != in.Config {
 			res.Notes = append(res.Notes, fmt.Sprintf("No config file names the restore step, and %s has no restore section like datasmith's. The step is the part of %s under %s: it holds the grep that filters git's changed paths.",
 				in.Config.Restore.Template, found.Config.Restore.Template, markdown.Code(strings.TrimSuffix(strings.TrimPrefix(found.Config.Restore.Section.Start, "^"), "$"))))
@@ -55,6 +56,15 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		res.Conclusion, res.Title, res.Summary = st.conclusion, st.title, st.title
+		if (st.noFile || st.noSection) && !in.Config.Restore.Explicit {
+			// The default block names datasmith's template, which this
+			// repository may never have had: say what was searched.
+			if st.conclusion == checks.NotRun {
+				res.Title = "The restore check does not run: no template of the config's groups holds a restore step."
+				res.Summary = res.Title + " " + st.title
+			}
+			res.Notes = append(res.Notes, searchedNote(searched))
+		}
 		if st.finding != nil {
 			res.Findings = append(res.Findings, *st.finding)
 			res.Summary = st.finding.Message
@@ -112,7 +122,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 // Replay runs one scenario, for example a shrunk random set read back with
 // ParseEdits, with the same step, policy and fixture as Run.
 func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outcome, error) {
-	in = locate(ctx, in)
+	in, _ = locate(ctx, in)
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		return Outcome{}, errors.New(st.title)

@@ -49,19 +49,26 @@ type nameGroup struct {
 }
 
 // variantsOf are the names beside p that differ only by a space, quotes,
-// a non-ASCII letter, a leading dash or glob characters.
-func variantsOf(p string) []nameVariant {
+// a non-ASCII letter or a leading dash (glob is false), or by glob
+// characters (glob is true). The glob names get a folder of their own: a
+// step that lets the shell expand "test_x*.py" puts back every name
+// beside it, which would hide a step that splits names at spaces.
+func variantsOf(p string, glob bool) []nameVariant {
 	dir, file := path.Split(p)
 	ext := path.Ext(file)
 	stem := strings.TrimSuffix(file, ext)
+	if glob {
+		return []nameVariant{
+			{"glob brackets", dir + stem + "[1]" + ext},
+			{"a glob star", dir + stem + "*" + ext},
+		}
+	}
 	return []nameVariant{
 		{"a space", dir + stem + " x" + ext},
 		{"a single quote", dir + stem + "'q" + ext},
 		{"a double quote", dir + stem + `"q` + ext},
 		{"a non-ASCII letter", dir + stem + "é" + ext},
 		{"a leading dash", dir + "-" + file},
-		{"glob brackets", dir + stem + "[1]" + ext},
-		{"a glob star", dir + stem + "*" + ext},
 	}
 }
 
@@ -85,22 +92,28 @@ func probeFiles(tree fixture.Tree, avoid []string) (fixture.Tree, []nameGroup) {
 	}
 	extra := fixture.Tree{}
 	var groups []nameGroup
-	for i, seed := range probeSeeds {
-		if collides(seed, used) {
-			continue
-		}
-		mark(seed)
-		extra[seed] = fixture.File(fmt.Sprintf("probe sample %d\n", i+1))
-		g := nameGroup{Seed: seed}
-		for _, v := range variantsOf(seed) {
-			if !validPath(v.Path) || collides(v.Path, used) {
+	for i, name := range probeSeeds {
+		globSeed := path.Join(path.Dir(name), "g", path.Base(name))
+		for _, sd := range []struct {
+			path string
+			glob bool
+		}{{name, false}, {globSeed, true}} {
+			if collides(sd.path, used) {
 				continue
 			}
-			mark(v.Path)
-			extra[v.Path] = fixture.File(fmt.Sprintf("probe sample %d (%s)\n", i+1, v.Kind))
-			g.Variants = append(g.Variants, v)
+			mark(sd.path)
+			extra[sd.path] = fixture.File(fmt.Sprintf("probe sample %d\n", i+1))
+			g := nameGroup{Seed: sd.path}
+			for _, v := range variantsOf(sd.path, sd.glob) {
+				if !validPath(v.Path) || collides(v.Path, used) {
+					continue
+				}
+				mark(v.Path)
+				extra[v.Path] = fixture.File(fmt.Sprintf("probe sample %d (%s)\n", i+1, v.Kind))
+				g.Variants = append(g.Variants, v)
+			}
+			groups = append(groups, g)
 		}
-		groups = append(groups, g)
 	}
 	return extra, groups
 }
