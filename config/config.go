@@ -126,6 +126,11 @@ type Restore struct {
 	// "refuse" (default) or "base_commit" (it restores against the
 	// rendered {{ base_commit }}).
 	Fallback string `yaml:"fallback"`
+	// Released lists paths the base's step protects that the head's step
+	// may stop protecting: a path, a folder ("tests/") or a glob
+	// (path.Match). Any other path the head stops protecting fails the
+	// restore check.
+	Released []string `yaml:"released"`
 	// explicit is true when the restore block came from a file, not defaults.
 	Explicit bool `yaml:"-"`
 }

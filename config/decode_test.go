@@ -35,6 +35,8 @@ func TestDecodeErrorsNameFileAndLine(t *testing.T) {
 		{"bad pre_existing", "version: 1\npre_existing: ignore\n", 2, "not warn or fail"},
 		{"bad refusal_exit", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  refusal_exit: one\n", 4, "not any, zero or nonzero"},
 		{"bad fallback", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  fallback: head\n", 4, "not refuse or base_commit"},
+		{"bad released glob", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  released: [\"tests/[\"]\n", 4, "restore.released \"tests/[\" is not a path or a valid glob"},
+		{"released not a list", "restore:\n  template: harbor:tests/test.sh\n  command: x\n  released: tests/\n", 4, ""},
 		{"syntax error", "version: 1\n  bad: indent\n", 2, ""},
 		{"top level list", "- a\n- b\n", 1, "must be a mapping"},
 		{"tab indentation", "version: 1\ngroups:\n\t- name: a\n", 3, ""},
@@ -210,5 +212,18 @@ func TestVerdictSettingsDefaults(t *testing.T) {
 		if got := PreExistingFails(c.base, c.head); got != c.want {
 			t.Errorf("%s: PreExistingFails = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRestoreReleasedDecodes: restore.released is a list of paths,
+// folders and globs that the head's step may stop protecting.
+func TestRestoreReleasedDecodes(t *testing.T) {
+	t.Parallel()
+	cfg, err := Decode(Path, []byte("restore:\n  template: harbor:tests/test.sh\n  command: x\n  released: [tests/old/, \"benchmarks/*.py\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Restore.Released; len(got) != 2 || got[0] != "tests/old/" || got[1] != "benchmarks/*.py" {
+		t.Errorf("released = %q", got)
 	}
 }

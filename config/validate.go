@@ -111,6 +111,11 @@ func (c *Config) validate(file string, root *yaml.Node) error {
 		if !oneOf(r.Fallback, "", FallbackRefuse, FallbackBaseCommit) {
 			return fail(fmt.Sprintf("restore.fallback %q is not refuse or base_commit", r.Fallback), "restore", "fallback")
 		}
+		for j, p := range r.Released {
+			if _, err := path.Match(strings.TrimSuffix(p, "/"), ""); err != nil || strings.TrimSuffix(p, "/") == "" {
+				return fail(fmt.Sprintf("restore.released %q is not a path or a valid glob", p), "restore", "released", strconv.Itoa(j))
+			}
+		}
 		if r.Random.Count < 0 {
 			return fail("restore.random.count is negative", "restore", "random", "count")
 		}

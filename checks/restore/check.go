@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fixture"
 	"github.com/formula-code/template-verify/internal/markdown"
 	"github.com/formula-code/template-verify/internal/scratch"
@@ -43,7 +45,8 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resultInput) {
 	start := time.Now()
 	res := checks.Result{Check: c.Name()}
-	if found := locate(ctx, in); found != in {
+	found, searched := locate(ctx, in)
+	if found != in {
 		if found.Config != in.Config {
 			res.Notes = append(res.Notes, fmt.Sprintf("No config file names the restore step, and %s has no restore section like datasmith's. The step is the part of %s under %s: it holds the grep that filters git's changed paths.",
 				in.Config.Restore.Template, found.Config.Restore.Template, markdown.Code(strings.TrimSuffix(strings.TrimPrefix(found.Config.Restore.Section.Start, "^"), "$"))))
@@ -53,6 +56,15 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		res.Conclusion, res.Title, res.Summary = st.conclusion, st.title, st.title
+		if (st.noFile || st.noSection) && !in.Config.Restore.Explicit {
+			// The default block names datasmith's template, which this
+			// repository may never have had: say what was searched.
+			if st.conclusion == checks.NotRun {
+				res.Title = "The restore check does not run: no template of the config's groups holds a restore step."
+				res.Summary = res.Title + " " + st.title
+			}
+			res.Notes = append(res.Notes, searchedNote(searched))
+		}
 		if st.finding != nil {
 			res.Findings = append(res.Findings, *st.finding)
 			res.Summary = st.finding.Message
@@ -70,8 +82,13 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	if note := r.learnFallback(ctx, rc.Explicit); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	// One probe per revision learns its policy; a step that is the same
+	// bytes at base and head on the same fixture is probed once.
+	side := newBaseSide(ctx, in, r)
+	headProbe, baseProbe := r.probe(ctx, side)
+	probeFailed := probeFindings(&res, r, headProbe, baseProbe, side.runner, r.groups, rc.Released, config.PreExistingFails(in.BaseConfig, in.Config))
 	catOuts := r.runAll(ctx, r.opts.Catalogue)
-	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in)}
+	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in), probes: probeRuns(side)}
 	// A step that hangs in the catalogue would hang in the random sets
 	// too, each until the time limit: skip them and say so.
 	for _, o := range catOuts {
@@ -83,7 +100,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	if ri.skipReason == "" && rc.Random.Count > 0 {
 		ri.random = r.runAll(ctx, RandomScenarios(r.base, rc.Random.Seed, rc.Random.Count, generatedNewPaths(r.generated)...))
 	}
-	ri.cmp = compareWithBase(ctx, in, r, ri.catalogue, ri.random)
+	ri.cmp = compareWithBase(ctx, in, side, ri.catalogue, ri.random)
 	// Only the failures this change causes are worth the shrink runs.
 	ri.shrunk = r.shrinkFailures(ctx, ri.random, func(i int) bool { return cmpAt(ri.cmp.Random, i).PreExisting })
 	ri.wall = time.Since(start)
@@ -95,13 +112,17 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		res.Conclusion = checks.Failure
 		res.Title = "The step's restore patterns differ from the config; " + res.Title
 	}
+	if probeFailed {
+		res.Conclusion = checks.Failure
+		res.Title = "The restore probe shows paths the step does not treat alike or stops protecting; " + res.Title
+	}
 	return res, &ri
 }
 
 // Replay runs one scenario, for example a shrunk random set read back with
 // ParseEdits, with the same step, policy and fixture as Run.
 func (c *Check) Replay(ctx context.Context, in *checks.Input, sc Scenario) (Outcome, error) {
-	in = locate(ctx, in)
+	in, _ = locate(ctx, in)
 	r, cleanup, st := c.setup(ctx, in)
 	if st != nil {
 		return Outcome{}, errors.New(st.title)
@@ -141,6 +162,10 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	}
 	gen, skipped := generatePaths(union, fixture.Project(), unionPolicy.Protects)
 	tree := withGenerated(fixture.Project(), gen)
+	// The probe's own names join the base: paths the scenarios add stay
+	// out of it.
+	extra, groups := probeFiles(tree, append(generatedNewPaths(gen), catalogueNewPaths(tree)...))
+	maps.Copy(tree, extra)
 	sha, err := fixture.CommitSHA(tree, baseMessage)
 	if err != nil {
 		return nil, nil, internal("The restore check cannot build its fixture", err)
@@ -169,7 +194,7 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 	if c.opts.Catalogue == nil {
 		opts.Catalogue = append(opts.Catalogue, policyScenarios(gen)...)
 	}
-	return &runner{step: step, policy: policy, pol: headPol, basePol: basePol, generated: gen, skippedPatterns: skipped, keys: defaultReportKeys,
+	return &runner{step: step, policy: policy, pol: headPol, basePol: basePol, generated: gen, skippedPatterns: skipped, groups: groups, keys: defaultReportKeys,
 		base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
 }
 

@@ -152,10 +152,11 @@ func TestStepCannotChangeAnythingOutsideItsFolder(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The fixture is the project plus the files generated from the
-			// policy ("protected sample ...").
+			// policy ("protected sample ...") and the probe's own names
+			// ("probe sample ...").
 			want := fixture.Project()
 			for p, e := range got {
-				if _, ok := want[p]; !ok && strings.HasPrefix(string(e.Data), "protected sample ") {
+				if _, ok := want[p]; !ok && (strings.HasPrefix(string(e.Data), "protected sample ") || strings.HasPrefix(string(e.Data), "probe sample ")) {
 					want[p] = e
 				}
 			}
@@ -209,6 +210,7 @@ func TestStopsBeforeScenarios(t *testing.T) {
 		path string
 		line int
 		msg  string
+		note string // a note that holds it
 	}{
 		{name: "section missing, config names it", script: "no-section.sh",
 			want: checks.Failure, path: "tpl/tests/test.sh",
@@ -222,7 +224,10 @@ func TestStopsBeforeScenarios(t *testing.T) {
 		{name: "template and step missing, defaults", script: "no-step.sh", edit: func(in *checks.Input) {
 			in.Config.Restore.Template = "harbor:tests/other.sh"
 			in.Config.Restore.Explicit = false
-		}, want: checks.NotRun, title: "The head has no file tpl/tests/other.sh. The default restore check does not apply."},
+		}, want: checks.NotRun, title: "The restore check does not run: no template of the config's groups holds a restore step.",
+			// The note names the template that was searched, never the
+			// default's path that this repository does not have.
+			note: "The check searched `tpl/tests/test.sh` for a restore step"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -243,6 +248,9 @@ func TestStopsBeforeScenarios(t *testing.T) {
 			}) {
 				logFindings(t, res)
 				t.Errorf("no failure finding at %s:%d with %q", c.path, c.line, c.msg)
+			}
+			if c.note != "" && !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, c.note) && !strings.Contains(n, "other.sh") }) {
+				t.Errorf("no note says %q: %q", c.note, res.Notes)
 			}
 			if len(res.Tables) != 0 {
 				t.Errorf("scenarios ran: %+v", res.Tables)

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -32,34 +33,40 @@ var headerMarker = regexp.MustCompile(`^#+\s*(?:─|━|-|=|\*|~|#)*\s*`)
 // group templates (at head, and at the base for the base's block). It
 // changes nothing when a config file names the block, or when no step is
 // found (the check then says that the default step is not there).
-func locate(ctx context.Context, in *checks.Input) *checks.Input {
+//
+// It also returns the templates it searched at head (repository paths),
+// for the message that no step was found.
+func locate(ctx context.Context, in *checks.Input) (*checks.Input, []string) {
 	if in.Config == nil || in.Config.Restore == nil || in.Config.Restore.Explicit {
-		return in
+		return in, nil
 	}
 	out := *in
-	if rc, ok := locateAt(ctx, in, in.Config, in.Plan.Head); ok {
+	rc, searched, ok := locateAt(ctx, in, in.Config, in.Plan.Head)
+	if ok {
 		cfg := *in.Config
 		cfg.Restore = rc
 		out.Config = &cfg
 	}
 	if in.BaseConfig != nil && in.BaseConfig.Restore != nil && !in.BaseConfig.Restore.Explicit {
-		if rc, ok := locateAt(ctx, in, in.BaseConfig, baseRev(in)); ok {
+		if rc, _, ok := locateAt(ctx, in, in.BaseConfig, baseRev(in)); ok {
 			cfg := *in.BaseConfig
 			cfg.Restore = rc
 			out.BaseConfig = &cfg
 		}
 	}
-	return &out
+	return &out, searched
 }
 
 // locateAt finds the step at one revision. It keeps the configured
 // block when its template renders with its section; else it returns a
-// copy whose template and section name the step found.
-func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev string) (*config.Restore, bool) {
+// copy whose template and section name the step found. It also returns
+// the shell templates it searched, as repository paths.
+func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev string) (*config.Restore, []string, bool) {
 	rc := cfg.Restore
 	if _, st := renderStep(ctx, in.Plan.Trees, cfg, rc, rev, "", ""); st == nil {
-		return nil, false
+		return nil, nil, false
 	}
+	var searched []string
 	for _, g := range cfg.Groups {
 		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
 		if err != nil {
@@ -72,7 +79,11 @@ func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev str
 		slices.Sort(names)
 		for _, p := range names {
 			src := string(files[p])
-			if !shellTemplate(p, src) || !strings.Contains(src, "grep") || !strings.Contains(src, "git") {
+			if !shellTemplate(p, src) {
+				continue
+			}
+			searched = append(searched, p)
+			if !strings.Contains(src, "git") {
 				continue
 			}
 			rel := strings.TrimPrefix(p, strings.TrimSuffix(g.Root, "/")+"/")
@@ -87,10 +98,10 @@ func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev str
 			}
 			found := *rc
 			found.Template, found.Section = ref, sec
-			return &found, true
+			return &found, searched, true
 		}
 	}
-	return nil, false
+	return nil, searched, false
 }
 
 // shellTemplate reports whether a template renders a shell script: its
@@ -108,16 +119,51 @@ func shellTemplate(name, src string) bool {
 	return strings.HasPrefix(first, "#!") && (strings.HasSuffix(first, "bash") || strings.HasSuffix(first, "/sh"))
 }
 
+// Where a script has no grep list that ReadStepPolicy reads, the step is
+// found by what it does: a line that lists changed paths through git
+// (diff, status, ls-files, log), in a script that also puts paths back
+// (checkout, restore, show, cat-file, or a cp from a kept tree).
+var (
+	listsChanged = regexp.MustCompile(`\bgit\b[^\n|;&]*\s(diff|status|ls-files|log)\b`)
+	putsBack     = regexp.MustCompile(`\bgit\b[^\n|;&]*\s(checkout|restore|show|cat-file)\b|(^|[\s;&|(])cp\s`)
+)
+
+// restoreLine is the line (1-based) of the first command that lists
+// changed paths through git, in the first part of the script (between
+// header comments) that also puts paths back; 0 when no part does both.
+func restoreLine(script string) int {
+	lines := strings.Split(script, "\n")
+	start := 0
+	for i := 0; i <= len(lines); i++ {
+		if i < len(lines) && (i == start || !headerLine.MatchString(strings.TrimRight(lines[i], " \t"))) {
+			continue
+		}
+		part := strings.Join(lines[start:i], "\n")
+		if putsBack.MatchString(part) {
+			for j := start; j < i; j++ {
+				if !strings.HasPrefix(strings.TrimSpace(lines[j]), "#") && listsChanged.MatchString(lines[j]) {
+					return j + 1
+				}
+			}
+		}
+		start = i
+	}
+	return 0
+}
+
 // sectionAround finds the restore step in a rendered script: the grep
-// that filters git's changed paths, and the header comment above it. The
+// that filters git's changed paths (else the first line that lists them,
+// see restoreLine), and the header comment above it. The
 // section runs from that header to the next header of the same kind.
 func sectionAround(script string) (*config.Section, bool) {
-	read, err := ReadStepPolicy(script)
-	if err != nil {
+	at := 0
+	if read, err := ReadStepPolicy(script); err == nil {
+		at = read.Line
+	} else if at = restoreLine(script); at == 0 {
 		return nil, false
 	}
 	lines := strings.Split(script, "\n")
-	for i := min(read.Line, len(lines)) - 1; i >= 0; i-- {
+	for i := min(at, len(lines)) - 1; i >= 0; i-- {
 		l := strings.TrimRight(lines[i], " \t")
 		if !headerLine.MatchString(l) {
 			continue
@@ -126,4 +172,14 @@ func sectionAround(script string) (*config.Section, bool) {
 		return &config.Section{Start: "^" + regexp.QuoteMeta(l) + "$", End: "^" + regexp.QuoteMeta(marker)}, true
 	}
 	return nil, false
+}
+
+// searchedNote says which templates were searched for a restore step and
+// how a config file names one.
+func searchedNote(searched []string) string {
+	where := "The check found no shell template in the config's groups to search for a restore step."
+	if len(searched) > 0 {
+		where = fmt.Sprintf("The check searched %s for a restore step (a part of a script that lists changed paths through git and puts paths back) and found none.", listPaths(searched))
+	}
+	return where + " Name the step in " + config.Path + ": restore.template (\"group:path\") with restore.section (start and end, regular expressions of its first line and of the line after it), or restore.command for a step in a file of its own or in another language."
 }

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"sync"
@@ -14,6 +15,14 @@ import (
 // Patterns must not change once Protects has been called.
 type Policy struct {
 	Patterns []*regexp.Regexp
+	// learned is what a probe run of the step showed, per path: true when
+	// the step put the path back after a plain edit, false when it left
+	// the agent's edit. It decides before the patterns (see Learn).
+	learned map[string]bool
+	// folders is, per folder of a learned path, 1 when the step put back
+	// every learned path under it, -1 when it put back none, 0 when mixed
+	// (nil: no inference by folder).
+	folders map[string]int
 	// protects remembers Protects's answer per path: every scenario asks
 	// about the same fixture paths, and the patterns' matching was the
 	// largest allocation of a restore run.
@@ -33,20 +42,68 @@ func NewPolicy(patterns []string) (*Policy, error) {
 	return p, nil
 }
 
-// Protects reports whether a path matches one of the patterns.
-func (p *Policy) Protects(path string) bool {
-	if v, ok := p.protects.Load(path); ok {
-		return v.(bool)
+// Learn makes the policy judge by behaviour: a path in learned is
+// protected when learned says so, whatever the patterns say. With
+// byFolder, a path that was not probed is protected as the probed paths
+// of its nearest folder are, when they agree; the patterns decide the
+// rest. Learn must be called before Protects.
+func (p *Policy) Learn(learned map[string]bool, byFolder bool) {
+	p.protects.Clear()
+	p.learned = learned
+	p.folders = nil
+	if !byFolder {
+		return
 	}
-	match := false
-	for _, re := range p.Patterns {
-		if re.MatchString(path) {
-			match = true
-			break
+	p.folders = map[string]int{}
+	for q, v := range learned {
+		sign := -1
+		if v {
+			sign = 1
+		}
+		for d := path.Dir(q); d != "."; d = path.Dir(d) {
+			old, seen := p.folders[d]
+			switch {
+			case !seen:
+				p.folders[d] = sign
+			case old != sign:
+				p.folders[d] = 0
+			}
 		}
 	}
-	p.protects.Store(path, match)
+}
+
+// Protects reports whether the step must put a path back: what the probe
+// learned about it, else its folder's learned paths (see Learn), else
+// whether it matches one of the patterns.
+func (p *Policy) Protects(q string) bool {
+	if v, ok := p.protects.Load(q); ok {
+		return v.(bool)
+	}
+	match, decided := p.learned[q]
+	for d := path.Dir(q); !decided && p.folders != nil && d != "."; d = path.Dir(d) {
+		v, ok := p.folders[d]
+		if !ok {
+			continue
+		}
+		match, decided = v > 0, v != 0
+		break
+	}
+	if !decided {
+		match = p.MatchesPatterns(q)
+	}
+	p.protects.Store(q, match)
 	return match
+}
+
+// MatchesPatterns reports whether a path matches one of the patterns,
+// whatever was learned.
+func (p *Policy) MatchesPatterns(q string) bool {
+	for _, re := range p.Patterns {
+		if re.MatchString(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // Expectation is what the model says one scenario must end with.

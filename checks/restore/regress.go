@@ -50,7 +50,7 @@ type comparison struct {
 
 // compareWithBase runs the base's restore step on the scenarios that fail
 // at head, and only on those: a green PR costs nothing more.
-func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, random []Outcome) comparison {
+func compareWithBase(ctx context.Context, in *checks.Input, side baseSide, cat, random []Outcome) comparison {
 	cmp := comparison{
 		Strict:    config.PreExistingFails(in.BaseConfig, in.Config),
 		Catalogue: make([]baseCmp, len(cat)),
@@ -70,52 +70,25 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 			at = append(at, &cmp.Random[i])
 		}
 	}
-	unchanged, sets := sameAtBase(ctx, in, r.baseSHA)
-	cmp.Unchanged, cmp.Sets = unchanged, sets
+	cmp.Unchanged, cmp.Sets = side.unchanged, side.sets
 	if len(failing) == 0 {
 		return cmp
 	}
 	cmp.Ran = true
-	if unchanged {
+	if side.unchanged {
 		for _, b := range at {
 			b.Verdict, b.PreExisting = Fail, true
 		}
 		return cmp
 	}
-	// The base's step runs with the base's own restore settings and
-	// policy: it is judged by what it promised, not by what the PR adds.
-	cfg, rc := in.Config, in.Config.Restore
-	if in.BaseConfig != nil && in.BaseConfig.Restore != nil {
-		cfg, rc = in.BaseConfig, in.BaseConfig.Restore
-	}
-	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
-	if st != nil {
-		cmp.Note = "The base has no restore step to compare with (" + strings.TrimSuffix(st.title, ".") + "), so every failure counts."
+	br := side.runner
+	if br == nil {
+		cmp.Note = side.note
 		for _, b := range at {
 			b.Verdict = Broken
 		}
 		return cmp
 	}
-	// The base's step is judged by the base's own policy: the list its
-	// own step matches paths against.
-	policy, err := NewPolicy(policyOf(baseStep, rc).Patterns)
-	if err != nil {
-		cmp.Note = fmt.Sprintf("The base's restore policy is not valid (%v), so every failure counts.", err)
-		for _, b := range at {
-			b.Verdict = Broken
-		}
-		return cmp
-	}
-	baseRoot := filepath.Join(r.root, "base-side")
-	if err := os.MkdirAll(baseRoot, 0o755); err != nil {
-		cmp.Note = fmt.Sprintf("The base side did not run: %v.", err)
-		return cmp
-	}
-	br := &runner{step: baseStep, policy: policy, generated: r.generated, keys: defaultReportKeys,
-		base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts, phases: r.phases}
-	// The base's report is read by the base's own keys.
-	br.keys, _ = br.learnKeys(ctx, rc.ReportKeys)
-	br.learnFallback(ctx, rc.Explicit)
 	outs := br.runAll(ctx, failing)
 	cmp.BaseRuns = len(outs)
 	var headOuts []Outcome
@@ -133,6 +106,53 @@ func compareWithBase(ctx context.Context, in *checks.Input, r *runner, cat, rand
 		*b = judgeBase(headOuts[k], outs[k])
 	}
 	return cmp
+}
+
+// baseSide is the base's step, ready to run on the head's fixture.
+type baseSide struct {
+	// runner runs the base's step with the base's own settings and
+	// policy; nil when the base has no step, and note says why.
+	runner *runner
+	note   string
+	// unchanged: the step and its settings are byte-identical at base and
+	// head in sets variable sets (sameAtBase).
+	unchanged bool
+	sets      int
+}
+
+// newBaseSide renders the base's restore step with the base's own restore
+// settings (the head's when the base has none), for the head's fixture: it
+// is judged by what it promised, not by what the PR adds. Its report keys
+// and fallback are learned as the head's are.
+func newBaseSide(ctx context.Context, in *checks.Input, r *runner) baseSide {
+	side := baseSide{}
+	side.unchanged, side.sets = sameAtBase(ctx, in, r.baseSHA)
+	cfg, rc := baseRestore(in)
+	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+	if st != nil {
+		side.note = "The base has no restore step to compare with (" + strings.TrimSuffix(st.title, ".") + "), so every failure counts."
+		return side
+	}
+	// The base's step is judged by the base's own policy: what its probe
+	// shows, and the list its own step matches paths against.
+	pol := policyOf(baseStep, rc)
+	policy, err := NewPolicy(pol.Patterns)
+	if err != nil {
+		side.note = fmt.Sprintf("The base's restore policy is not valid (%v), so every failure counts.", err)
+		return side
+	}
+	baseRoot := filepath.Join(r.root, "base-side")
+	if err := os.MkdirAll(baseRoot, 0o755); err != nil {
+		side.note = fmt.Sprintf("The base side did not run: %v.", err)
+		return side
+	}
+	br := &runner{step: baseStep, policy: policy, pol: pol, generated: r.generated, groups: r.groups, keys: defaultReportKeys,
+		base: r.base, baseSHA: r.baseSHA, src: r.src, root: baseRoot, opts: r.opts, phases: r.phases}
+	// The base's report is read by the base's own keys.
+	br.keys, _ = br.learnKeys(ctx, rc.ReportKeys)
+	br.learnFallback(ctx, rc.Explicit)
+	side.runner = br
+	return side
 }
 
 // judgeBase compares the head's failing outcome with the base's outcome of

@@ -29,6 +29,7 @@ type resultInput struct {
 	wall       time.Duration
 	parallel   int
 	command    string
+	probes     int        // probe runs of the head's and the base's step
 	cmp        comparison // the base side of the scenarios that fail at head
 }
 
@@ -132,7 +133,7 @@ func assemble(res *checks.Result, ri resultInput) {
 	res.Figures = append(res.Figures,
 		checks.Figure{Label: "Restore scenarios", Value: fmt.Sprintf("%d of %d pass", catPass, len(ri.catalogue)) + beforeSuffix(catBefore), Command: ri.command},
 		checks.Figure{Label: "Random restore sets", Value: fmt.Sprintf("%d of %d pass (seed %d)", randPass, len(ri.random), ri.seed) + beforeSuffix(randBefore)},
-		checks.Figure{Label: "Restore wall time", Value: fmt.Sprintf("%s for %d scenario runs%s, %d at a time", elapsed(ri.wall), len(ri.catalogue)+len(ri.random), baseRunsText(ri.cmp.BaseRuns), ri.parallel)},
+		checks.Figure{Label: "Restore wall time", Value: fmt.Sprintf("%s for %d scenario runs%s%s, %d at a time", elapsed(ri.wall), len(ri.catalogue)+len(ri.random), baseRunsText(ri.cmp.BaseRuns), probeRunsText(ri.probes), ri.parallel)},
 	)
 	res.Notes = append(res.Notes, sandboxNote(append(append([]Outcome{}, ri.catalogue...), ri.random...)))
 	res.Notes = append(res.Notes, mappingNote(ri.step))

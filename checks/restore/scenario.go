@@ -53,6 +53,11 @@ type Outcome struct {
 	Backend   string `json:"-"` // the sandbox backend that ran the step
 	// Report is the step's report as it wrote it (nil: none was read).
 	Report []byte
+	// Work is the agent's tree before the step, and After the tree the
+	// step left (nil when it could not be read); the probes learn from
+	// them.
+	Work  fixture.Tree `json:"-"`
+	After fixture.Tree `json:"-"`
 }
 
 // source makes a fresh copy of the base fixture repository at dst
@@ -75,6 +80,9 @@ type runner struct {
 	// and skippedPatterns the patterns no valid path matches.
 	generated       []patternPaths
 	skippedPatterns []string
+	// groups are the names of the probe fixture that the step must treat
+	// alike.
+	groups []nameGroup
 	// keys are the report's keys for this step.
 	keys    ReportKeys
 	base    fixture.Tree
@@ -190,6 +198,7 @@ func (r *runner) run(ctx context.Context, sc Scenario) (out Outcome) {
 		out.Diffs = []string{fmt.Sprintf("the work tree cannot be read after the step: %v", err)}
 		return out
 	}
+	out.Work, out.After = work, real
 	out.Diffs = compareTrees(r.policy, out.Expect, real, r.base, work)
 	out.Diffs = append(out.Diffs, r.judgeExit(out.Expect, res.ExitCode, string(res.Stderr), l)...)
 	if r.step.Report != "" {
