@@ -86,7 +86,11 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	// bytes at base and head on the same fixture is probed once.
 	side := newBaseSide(ctx, in, r)
 	headProbe, baseProbe := r.probe(ctx, side)
-	probeFailed := probeFindings(&res, r, headProbe, baseProbe, side.runner, r.groups, rc.Released, config.PreExistingFails(in.BaseConfig, in.Config))
+	released, note := releasedAtBase(in)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	probeFailed := probeFindings(&res, r, headProbe, baseProbe, side.runner, r.groups, released, config.PreExistingFails(in.BaseConfig, in.Config))
 	catOuts := r.runAll(ctx, r.opts.Catalogue)
 	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in), probes: probeRuns(side)}
 	// A step that hangs in the catalogue would hang in the random sets
@@ -273,4 +277,27 @@ func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome, skip func(i
 		shrunk[i] = results[k]
 	}
 	return shrunk
+}
+
+// releasedAtBase returns restore.released as the base's configuration
+// has it: which protected paths a change may stop protecting is part of
+// the gate, so the PR under verification cannot release a path itself.
+// The note says when the head lists paths the base does not.
+func releasedAtBase(in *checks.Input) ([]string, string) {
+	var base []string
+	if in.BaseConfig != nil && in.BaseConfig.Restore != nil {
+		base = in.BaseConfig.Restore.Released
+	}
+	var added []string
+	if in.Config.Restore != nil {
+		for _, p := range in.Config.Restore.Released {
+			if !slices.Contains(base, p) {
+				added = append(added, "`"+p+"`")
+			}
+		}
+	}
+	if len(added) == 0 {
+		return base, ""
+	}
+	return base, fmt.Sprintf("The head's restore.released adds %s; it applies once it is on the base branch, so this change is judged without it.", strings.Join(added, ", "))
 }
