@@ -27,7 +27,8 @@ const (
 )
 
 // found is one discovered group: a list of a changed file and a list of
-// another file that were equal at the base, one of the two in a template.
+// another tracked file that were equal at the base. Either file may be a
+// template or a plain file.
 type found struct {
 	a, b List
 	// ordered is true when the lists were equal as sequences at the base,
@@ -64,9 +65,9 @@ func isTemplate(p string, cfgs []*config.Config) bool {
 
 // discover finds the groups of the change at the base: for each changed
 // file that exists at base and head, each list of its base version that
-// equals, as a sequence or as a set, a list of another file at the base,
-// where one of the two files is a template. cfgs are the configurations
-// whose groups say which files are templates.
+// equals, as a sequence or as a set, a list of another tracked file at the
+// base, template or not. cfgs are the configurations whose groups say
+// which files are templates (read with their Jinja tags blanked).
 func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discovery, error) {
 	d := &discovery{}
 	changed := map[string]bool{} // base paths of changed files at both sides
@@ -79,10 +80,6 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 	if len(changed) == 0 {
 		return d, nil
 	}
-	anyTemplate := false
-	for c := range changed {
-		anyTemplate = anyTemplate || isTemplate(c, cfgs)
-	}
 	files, err := baseFiles(ctx, p, d)
 	if err != nil {
 		return nil, err
@@ -93,9 +90,6 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 	var want []treeFile
 	total, skipped := 0, 0
 	for _, f := range files {
-		if !anyTemplate && !changed[f.path] && !isTemplate(f.path, cfgs) {
-			continue // only a template can hold the other copy
-		}
 		if total+f.size > maxTreeBytes || len(want) == maxTreeFiles {
 			skipped++
 			continue
@@ -173,7 +167,7 @@ func discover(ctx context.Context, p *plan.Plan, cfgs []*config.Config) (*discov
 }
 
 // match pairs each list of a changed file with the equal lists of other
-// files, one of the two a template; a pair is kept once.
+// files; a pair is kept once, the template's list first when one is.
 func match(changedLists map[string][]List, index map[string][]List, cfgs []*config.Config) []found {
 	var out []found
 	seen := map[[2]string]bool{}
@@ -187,7 +181,7 @@ func match(changedLists map[string][]List, index map[string][]List, cfgs []*conf
 	for _, p := range paths {
 		for _, l := range changedLists[p] {
 			for _, m := range index[setKey(l.values())] {
-				if m.Path == l.Path || !isTemplate(l.Path, cfgs) && !isTemplate(m.Path, cfgs) {
+				if m.Path == l.Path {
 					continue
 				}
 				id := [2]string{l.Path + "\x00" + l.Key, m.Path + "\x00" + m.Key}

@@ -9,8 +9,10 @@ import (
 )
 
 // List is one list literal of a file: a bash array, the -e words or -f
-// files of a grep command, a Python list, tuple or set, a YAML or JSON
-// list, a TOML array. Only lists of at least minItems strings are kept.
+// files of a grep command, the globs of a case arm, a Python list, tuple or
+// set, a YAML or JSON list, a TOML array, the lines of a plain list file or
+// the lines between two markers. Only lists of at least minItems strings
+// are kept.
 type List struct {
 	Path string
 	// Kind says what the list is, for a reader: "bash array", "YAML list".
@@ -63,6 +65,16 @@ const (
 	formatYAML   format = "yaml"
 	formatJSON   format = "json"
 	formatTOML   format = "toml"
+	// formatLines is a plain list file: one item a line.
+	formatLines format = "lines"
+	// formatProse is a document: only its lists between markers.
+	formatProse format = "prose"
+)
+
+// lineExts and proseExts are the suffixes of formatLines and formatProse.
+var (
+	lineExts  = []string{".txt", ".lst", ".list"}
+	proseExts = []string{".md", ".rst"}
 )
 
 // jinjaExts are the suffixes of a template that hide its own format
@@ -87,6 +99,10 @@ func formatOf(p string, src []byte) format {
 		return formatJSON
 	case ".toml":
 		return formatTOML
+	case ".txt", ".lst", ".list":
+		return formatLines
+	case ".md", ".rst":
+		return formatProse
 	case "":
 		if line, _, _ := strings.Cut(string(src[:min(len(src), 128)]), "\n"); shebangShell.MatchString(line) {
 			return formatBash
@@ -105,7 +121,8 @@ func readable(p string) bool {
 		name = strings.TrimSuffix(name, e)
 	}
 	ext := path.Ext(name)
-	return ext == "" || slices.Contains([]string{".sh", ".bash", ".py", ".pyi", ".yml", ".yaml", ".json", ".toml"}, ext)
+	return ext == "" || slices.Contains([]string{".sh", ".bash", ".py", ".pyi", ".yml", ".yaml", ".json", ".toml"}, ext) ||
+		slices.Contains(lineExts, ext) || slices.Contains(proseExts, ext)
 }
 
 // ListsOf returns the lists of at least minItems strings in the file p, in
@@ -139,10 +156,13 @@ func listsOf(p string, src []byte, template bool, least int) ([]List, error) {
 		lists, err = jsonLists(text)
 	case formatTOML:
 		lists, err = tomlLists(text)
+	case formatLines:
+		lists = plainLines(text)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	lists = append(lists, markerLists(text)...)
 	return finish(p, lists, least), nil
 }
 

@@ -35,6 +35,8 @@ func bashLists(src string) ([]List, error) {
 			lists = append(lists, l)
 		case *syntax.CallExpr:
 			lists = append(lists, grepLists(src, n)...)
+		case *syntax.CaseClause:
+			lists = append(lists, caseLists(src, n)...)
 		}
 		return true
 	})
@@ -100,4 +102,23 @@ func grepLists(src string, c *syntax.CallExpr) []List {
 		}
 	}
 	return []List{pats, files}
+}
+
+// caseLists returns the globs of each arm of a case statement, named by
+// the word the statement matches ("$path"). An arm's globs are a set: the
+// order of "a|b|c)" does not change what it matches.
+func caseLists(src string, c *syntax.CaseClause) []List {
+	name := ""
+	if c.Word != nil {
+		name = wordValue(src, c.Word)
+	}
+	var lists []List
+	for _, arm := range c.Items {
+		l := List{Kind: "case globs", Name: name, Line: int(arm.Pos().Line())}
+		for _, w := range arm.Patterns {
+			l.Items = append(l.Items, Item{Value: wordValue(src, w), Line: int(w.Pos().Line())})
+		}
+		lists = append(lists, l)
+	}
+	return lists
 }

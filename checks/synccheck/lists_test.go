@@ -73,7 +73,22 @@ func TestListsOf(t *testing.T) {
 			src:  "[tool.x]\npatterns = [\n  '(^|/)bench/',\n  \"b\",\n  \"\"\"c\"\"\",\n]\nnums = [1, 2, 3]\n[[job]]\nsteps = [\"s\", \"t\", \"u\"]\n[[job]]\ninline = {paths = [\"p\", \"q\", \"r\"]}\n",
 			want: "TOML array tool.x.patterns @2: (^|/)bench/@3 b@4 c@5\nTOML array job[0].steps @9: s@9 t@9 u@9\nTOML array job[1].inline.paths @11: p@11 q@11 r@11\n"},
 		{name: "toml with a key defined twice", path: "d.toml", src: "a = 1\na = 2\n", wantErr: "d.toml: toml:"},
-		{name: "unknown format", path: "README.md", src: "- a\n- b\n- c\n", want: ""},
+		{name: "a README's bullets outside markers are no list", path: "README.md", src: "- a\n- b\n- c\n", want: ""},
+		{name: "unknown format", path: "notes.html", src: "<li>a</li>\n<li>b</li>\n<li>c</li>\n", want: ""},
+		{name: "bash case arms", path: "restore.sh",
+			src:  "case \"$f\" in\n  tests/*|*.test.py|conftest.py) keep ;;\n  'a b'|\"c\"|d\\*e)\n    x ;;\n  *) ;;\nesac\n",
+			want: "case globs \"$f\" @2: tests/*@2 *.test.py@2 conftest.py@2\ncase globs \"$f\" @3: a b@3 c@3 d*e@3\n"},
+		{name: "a plain list file", path: "ci/protected.txt",
+			src:  "# paths the grader restores\n\ntests/\n  benchmarks/  \n\"asv.conf.json\"\n",
+			want: "lines  @1: tests/@3 benchmarks/@4 asv.conf.json@5\n"},
+		{name: "lines between markers in a README and in a script", path: "README.md",
+			src:  "# Grader\n<!-- BEGIN protected paths -->\n- `tests/`\n- `benchmarks/`\n- `asv.conf.json`\n<!-- END protected paths -->\nStart here.\n",
+			want: "lines between markers protected paths @2: tests/@3 benchmarks/@4 asv.conf.json@5\n"},
+		{name: "markers in a shell comment, beside the script's own lists", path: "x.sh",
+			src:  "# >>> start: keep\n# tests/\n# benchmarks/\n# asv.conf.json\n# <<< end\necho hi\n",
+			want: "lines between markers keep @1: tests/@2 benchmarks/@3 asv.conf.json@4\n"},
+		{name: "a begin marker without an end is no list", path: "y.md",
+			src: "<!-- begin x -->\n- a\n- b\n- c\n", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,5 +107,30 @@ func TestListsOf(t *testing.T) {
 				t.Errorf("lists:\n%s\nwant:\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCaseArmsBounded: a case statement of thousands of arms gives at
+// most maxListsPerFile lists, and a begin marker of many lines no more
+// than maxItems items.
+func TestCaseArmsBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("case \"$f\" in\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "  a%d|b%d|c%d) x ;;\n", i, i, i)
+	}
+	b.WriteString("esac\n# BEGIN many\n" + strings.Repeat("# item\n", maxItems+1) + "# END many\n")
+	lists, err := ListsOf("big.sh", []byte(b.String()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lists) != maxListsPerFile {
+		t.Errorf("%d lists, want %d", len(lists), maxListsPerFile)
+	}
+	for _, l := range lists {
+		if len(l.Items) > maxItems {
+			t.Errorf("%s: %d items, more than %d", l.label(), len(l.Items), maxItems)
+		}
 	}
 }
