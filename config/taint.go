@@ -15,6 +15,9 @@ type Taint struct {
 	// AgentWritable lists globs of absolute paths the agent can write. A
 	// source of a path one matches (or of a relative path, or of a path the
 	// check cannot work out) taints the names the script uses after it.
+	// Unset, every path: the agent may have written any file the grader
+	// sources, unless the script wrote it itself before the source. A list
+	// narrows that to its globs.
 	AgentWritable []string `yaml:"agent_writable"`
 	// Protect lists the names (globs, such as FC_SKIP_*) that must not be
 	// read after such a source unless an assignment after it covers the
@@ -36,7 +39,8 @@ type Taint struct {
 
 // Datasmith defaults of the taint check.
 var (
-	DefaultAgentWritable = []string{"/etc/profile.d/*", "/workspace/repo/**"}
+	// DefaultAgentWritable is every absolute path: no file is special.
+	DefaultAgentWritable = []string{"/**"}
 	// DefaultProtect: the skip flags of the datasmith templates and the
 	// values that decide the reward (timing inputs, time limits, parser
 	// thresholds).

@@ -11,7 +11,7 @@ import (
 
 func uses(t *testing.T, script string) []string {
 	t.Helper()
-	a, err := Analyze(script, config.DefaultAgentWritable)
+	a, err := Analyze(script, narrowed)
 	if err != nil {
 		t.Fatal(err)
 	}

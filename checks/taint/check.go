@@ -306,7 +306,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	case withSource == 0:
 		res.Conclusion = checks.Success
 		res.Title = "No script sources a file the agent can write"
-		res.Summary = fmt.Sprintf("None of the %s sources a file that taint.agent_writable names (or a relative or unknown path).", plural(len(heads), "rendered shell script"))
+		res.Summary = fmt.Sprintf("None of the %s sources a file the agent can write: any file the script did not write itself first, or, when taint.agent_writable narrows it, a file its globs name (or a relative or unknown path).", plural(len(heads), "rendered shell script"))
 	default:
 		res.Conclusion = checks.Success
 		res.Title = "No protected name can be changed by a sourced file"

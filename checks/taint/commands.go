@@ -150,7 +150,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 			return
 		}
 		for _, p := range w.paths(c.Args[1]) {
-			if w.agentWritable(p) {
+			if w.agentWritable(p) && !w.st.made[path.Clean(p)] {
 				at := SourceAt{Line: line, Path: p}
 				w.nSources++
 				if !w.st.dead {
@@ -160,6 +160,15 @@ func (w *walker) call(c *syntax.CallExpr) {
 					}
 				}
 				break
+			}
+		}
+	case "tee":
+		if slices.Contains(args, "-a") || slices.Contains(args, "--append") {
+			return
+		}
+		for i, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				w.made(c.Args[1+i])
 			}
 		}
 	case "unset":

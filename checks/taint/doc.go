@@ -1,6 +1,6 @@
 // Package taint is the taint check: a script that sources a file the
-// agent can write (default: /etc/profile.d/* and anything under the
-// repository) lets that file change what the script does after the
+// agent can write (default: every file, unless the script wrote it
+// itself before the source) lets that file change what the script does after the
 // source, such as exporting FC_SKIP_PYTEST=1 so that the tests never run. For every changed shell template and every variable set, the
 // check renders the script (in the out-of-process render worker), parses
 // it with mvdan.cc/sh, and follows its flow (walk.go, flow.go): a

@@ -44,10 +44,13 @@ type state struct {
 	// vals are the literal values a variable may hold here, over every
 	// path, for the paths of sources; a variable not here is unknown.
 	vals map[string][]string
+	// made are the files every path wrote anew (a > redirection, tee):
+	// a later source of one reads what the script wrote, not the agent.
+	made map[string]bool
 }
 
 func newState() *state {
-	return &state{vars: map[string]origins{}, ro: map[string]origins{}, funcs: map[string]bool{}, vals: map[string][]string{}}
+	return &state{vars: map[string]origins{}, ro: map[string]origins{}, funcs: map[string]bool{}, vals: map[string][]string{}, made: map[string]bool{}}
 }
 
 func (s *state) clone() *state {
@@ -56,6 +59,7 @@ func (s *state) clone() *state {
 	c.ro = maps.Clone(s.ro)
 	c.funcs = maps.Clone(s.funcs)
 	c.vals = maps.Clone(s.vals)
+	c.made = maps.Clone(s.made)
 	return &c
 }
 
@@ -146,6 +150,11 @@ func join(a, b *state) *state {
 			r.vals[n] = v
 		}
 	}
+	for f := range a.made {
+		if b.made[f] {
+			r.made[f] = true
+		}
+	}
 	if !r.sourced {
 		return r
 	}
@@ -196,7 +205,7 @@ func joinAll(first *state, rest ...*state) *state {
 // same reports whether two states are equal for the analysis (the source
 // named in messages aside).
 func same(a, b *state) bool {
-	if a.dead != b.dead || a.sourced != b.sourced || len(a.vars) != len(b.vars) || len(a.ro) != len(b.ro) || !maps.Equal(a.funcs, b.funcs) ||
+	if a.dead != b.dead || a.sourced != b.sourced || len(a.vars) != len(b.vars) || len(a.ro) != len(b.ro) || !maps.Equal(a.funcs, b.funcs) || !maps.Equal(a.made, b.made) ||
 		!maps.EqualFunc(a.vals, b.vals, slices.Equal) {
 		return false
 	}

@@ -11,11 +11,16 @@ import (
 // src is a source of a file the agent can write.
 const src = ". /etc/profile.d/env.sh\n"
 
+// narrowed is a config's taint.agent_writable that narrows the writable
+// files to the profile folder and the repository (the default is every
+// path): the tests of path resolution need files the agent cannot write.
+var narrowed = []string{"/etc/profile.d/*", "/workspace/repo/**"}
+
 // varUses lists the variables a script reads uncovered, each as NAME or
 // NAME<-FROM,... when it carries other names.
 func varUses(t *testing.T, script string) []string {
 	t.Helper()
-	a, err := Analyze(script, config.DefaultAgentWritable)
+	a, err := Analyze(script, narrowed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +154,44 @@ func TestReasons(t *testing.T) {
 				}
 			}
 			t.Errorf("no use of %s", tc.use)
+		})
+	}
+}
+
+// TestEveryPathWritableByDefault: with no config, every sourced file is
+// one the agent may have written, unless every path to the source wrote
+// it anew first (a > redirection, tee without -a).
+func TestEveryPathWritableByDefault(t *testing.T) {
+	t.Parallel()
+	const read = "echo \"$FC_SKIP_PYTEST\"\n"
+	tests := []struct {
+		name, script string
+		tainted      bool
+	}{
+		{"a file under the agent user's home folder", ". \"$HOME/.fc_env\"\n" + read, true},
+		{"a literal home path", "source /home/agent/.profile\n" + read, true},
+		{"a system library", ". /usr/lib/x.sh\n" + read, true},
+		{"a file the script wrote with a heredoc", "cat > /tmp/env.sh <<'EOF'\nFC_SKIP_PYTEST=0\nEOF\n. /tmp/env.sh\n" + read, false},
+		{"a file the script wrote with tee", "printf 'A=1\\n' | tee /tmp/env.sh >/dev/null\n. /tmp/env.sh\n" + read, false},
+		{"a file the script appended to", "echo A=1 >> /tmp/env.sh\n. /tmp/env.sh\n" + read, true},
+		{"a file tee appended to", "echo A=1 | tee -a /tmp/env.sh\n. /tmp/env.sh\n" + read, true},
+		{"a file written on one branch only", "if c; then echo A=1 > /tmp/env.sh; fi\n. /tmp/env.sh\n" + read, true},
+		{"a file written in a subshell", "( echo A=1 > /tmp/env.sh )\n. /tmp/env.sh\n" + read, false},
+		{"a file written in the background", "echo A=1 > /tmp/env.sh &\n. /tmp/env.sh\n" + read, true},
+		{"another file written", "echo A=1 > /tmp/other.sh\n. /tmp/env.sh\n" + read, true},
+		{"a written file and then an agent's", "echo A=1 > /tmp/env.sh\n. /tmp/env.sh\n. /etc/profile.d/x.sh\n" + read, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, err := Analyze(tc.script, config.DefaultAgentWritable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.ContainsFunc(a.Uses, func(u Use) bool { return u.Kind == KindVariable && u.Name == "FC_SKIP_PYTEST" })
+			if got != tc.tainted {
+				t.Errorf("FC_SKIP_PYTEST read uncovered = %v, want %v\n%s", got, tc.tainted, tc.script)
+			}
 		})
 	}
 }

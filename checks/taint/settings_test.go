@@ -34,11 +34,23 @@ func TestSettings(t *testing.T) {
 			}
 		})
 	}
-	st := settingsOf(config.Default(), head)
-	w := &walker{writable: st.writable}
-	for p, want := range map[string]bool{"/etc/profile.d/x.sh": true, "/opt/agent/env.sh": true, "/usr/lib/x.sh": false, "lib.sh": true} {
-		if got := w.agentWritable(p); got != want {
-			t.Errorf("agentWritable(%s) = %v, want %v", p, got, want)
+	// The base's default (every path) stands: a head that narrows the
+	// writable files is not trusted until it is the base.
+	narrowBase := config.Default()
+	narrowBase.Taint = &config.Taint{AgentWritable: []string{"/etc/profile.d/*"}}
+	for _, tc := range []struct {
+		base *config.Config
+		want map[string]bool
+	}{
+		{config.Default(), map[string]bool{"/etc/profile.d/x.sh": true, "/opt/agent/env.sh": true, "/usr/lib/x.sh": true, "/root/.bashrc": true, "lib.sh": true}},
+		{narrowBase, map[string]bool{"/etc/profile.d/x.sh": true, "/opt/agent/env.sh": true, "/usr/lib/x.sh": false, "/root/.bashrc": false, "lib.sh": true}},
+	} {
+		st := settingsOf(tc.base, head)
+		w := &walker{writable: st.writable}
+		for p, want := range tc.want {
+			if got := w.agentWritable(p); got != want {
+				t.Errorf("base %v: agentWritable(%s) = %v, want %v", tc.base.Taint.AgentWritable, p, got, want)
+			}
 		}
 	}
 }

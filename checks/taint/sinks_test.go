@@ -81,7 +81,8 @@ func TestTaintReachesASink(t *testing.T) {
 		{"a protected name made readonly before the source", "readonly FC_SKIP_PYTEST=0\n" + src + "echo \"$FC_SKIP_PYTEST\"\n", map[string]string{}},
 		// No source of an agent-writable file: nothing is tainted.
 		{"no source", "git diff \"$SHA\"\necho \"${MODE:-x}\" \"$FC_SKIP_PYTEST\"\n", map[string]string{}},
-		{"a source the agent cannot write", ". /usr/lib/x.sh\ngit diff \"$SHA\"\n", map[string]string{}},
+		{"a source of a file the script wrote", "cat > /tmp/env.sh <<'EOF'\nA=1\nEOF\n. /tmp/env.sh\ngit diff \"$SHA\"\n", map[string]string{}},
+		{"a source of a system file: every path is writable by default", ". /usr/lib/x.sh\ngit diff \"$SHA\"\n", map[string]string{"SHA": "git"}},
 	}
 	st := settingsOf(config.Default(), config.Default())
 	for _, tc := range tests {

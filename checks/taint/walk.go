@@ -1,6 +1,10 @@
 package taint
 
 import (
+	"maps"
+	"path"
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -77,7 +81,11 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		return
 	}
 	if s.Background || s.Coprocess {
+		// What a job in the background writes may land after the
+		// statements that follow it.
+		made := maps.Clone(w.st.made)
 		w.subshell(func() { w.stmtIn(s) })
+		w.st.made = made
 		return
 	}
 	w.stmtIn(s)
@@ -105,14 +113,39 @@ func (w *walker) stmtIn(s *syntax.Stmt) {
 	w.stdin = stdin
 	w.cmd(s.Cmd)
 	w.stdin = saved
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll:
+			w.made(r.Word)
+		}
+	}
 }
 
-// subshell walks f in a copy of the state and drops what it changed.
+// made records that the statement wrote the file x names anew, when x
+// names one file the script knows.
+func (w *walker) made(x *syntax.Word) {
+	if x == nil || w.st.dead {
+		return
+	}
+	ps := w.paths(x)
+	if len(ps) != 1 || !strings.HasPrefix(ps[0], "/") || strings.ContainsAny(ps[0], "?*[") {
+		return
+	}
+	w.st.made[path.Clean(ps[0])] = true
+}
+
+// subshell walks f in a copy of the state and drops what it changed,
+// but for the files it wrote: they are written all the same.
 func (w *walker) subshell(f func()) {
 	saved := w.st.clone()
 	loops, frames := w.loops, w.frames
 	w.loops, w.frames = nil, nil
 	f()
+	if !w.st.dead {
+		for p := range w.st.made {
+			saved.made[p] = true
+		}
+	}
 	w.st = saved
 	w.loops, w.frames = loops, frames
 }
