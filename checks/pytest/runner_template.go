@@ -36,6 +36,9 @@ type runnerOutcome struct {
 	// Engine rendered the head's runner; nil when the group copies it
 	// verbatim or it was not rendered.
 	Engine *jinja.Engine
+	// Keys is the comparison of the keys the runner writes at base and
+	// head (keys.go); nil when the runner did not change.
+	Keys *keyOutcome
 }
 
 // runRunner renders the runner template at head with the first variable
@@ -79,6 +82,7 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 		out.Err = fmt.Errorf("the runner scenarios could not run: %w", err)
 		return out
 	}
+	out.Keys = compareKeys(ctx, in, py, text, rel, out.Template, out.Results, list, dir)
 	var failing []scenario
 	var at []int
 	for i, r := range out.Results {

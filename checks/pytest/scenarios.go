@@ -62,6 +62,9 @@ type scenarioResult struct {
 	// PreExisting is true when the base fails with every problem of the head.
 	Base        string
 	PreExisting bool
+	// Keys are the key paths of the result file the runner wrote
+	// (jsonKeys), for the comparison of keys.go.
+	Keys []string
 }
 
 // Passed reports whether the runner did what the scenario wants.
@@ -207,6 +210,7 @@ func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string
 	if err := dec.Decode(&doc); err != nil {
 		return fail("%s is not valid JSON: %v", spec.Result, err)
 	}
+	res.Keys = jsonKeys(doc)
 	ids, ok := stringList(lookup(doc, regressedKey))
 	if !ok {
 		return fail("%s has no %s list", spec.Result, regressedKey)
