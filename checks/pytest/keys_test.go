@@ -99,7 +99,6 @@ func TestRunnerKeysTheConsumerReads(t *testing.T) {
 	}
 }
 
-
 // TestKeyReadsAndDrops: the reads of keys found in a line, the key paths
 // of a document, and the leaves the head dropped.
 func TestKeyReadsAndDrops(t *testing.T) {
