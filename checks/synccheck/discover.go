@@ -196,7 +196,7 @@ func match(changedLists map[string][]List, index map[string][]List, cfgs []*conf
 				if !isTemplate(a.Path, cfgs) && isTemplate(b.Path, cfgs) {
 					a, b = b, a // the template's list first
 				}
-				out = append(out, found{a: a, b: b, ordered: slices.Equal(a.values(), b.values())})
+				out = append(out, found{a: a, b: b, ordered: slices.Equal(a.values(), b.values()) && !unordered(a) && !unordered(b)})
 			}
 		}
 	}

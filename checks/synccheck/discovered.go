@@ -84,6 +84,13 @@ func sameList(l List, lists []List) (List, bool) {
 	if byKey >= 0 {
 		return lists[byKey], true
 	}
+	// A named Python display that became another display of the same name
+	// (a list written as a frozenset) is the same constant.
+	if l.Name != "" && strings.HasPrefix(l.Kind, "Python") {
+		if i := slices.IndexFunc(lists, func(m List) bool { return m.Name == l.Name && strings.HasPrefix(m.Kind, "Python") }); i >= 0 {
+			return lists[i], true
+		}
+	}
 	return List{}, false
 }
 
@@ -106,6 +113,9 @@ func judgeFound(g found, a, b headList) (fs []checks.Finding, verdict string) {
 		at = b
 	}
 	anchor := checks.Finding{Path: at.list.Path, Line: at.list.Line, Level: checks.LevelFailure}
+	// A copy that is a set at the head (a list rewritten as a frozenset)
+	// has no order to keep.
+	g.ordered = g.ordered && !unordered(a.list) && !unordered(b.list)
 	how := "as sets"
 	if g.ordered {
 		how = "in the same order"

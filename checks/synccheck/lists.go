@@ -36,6 +36,10 @@ func (l List) label() string {
 	return s + ")"
 }
 
+// unordered reports whether the list is a set in its format: a Python
+// set or frozenset, the globs of a case arm. Its order means nothing.
+func unordered(l List) bool { return l.Kind == "Python set" || l.Kind == "case globs" }
+
 // values are the items' values, in order.
 func (l List) values() []string {
 	out := make([]string, len(l.Items))

@@ -137,6 +137,9 @@ var pythonTarget = regexp.MustCompile(`(?:([A-Za-z_][A-Za-z0-9_.]*)\s*(?::[^=\n]
 
 // pythonName is the name of a display from the text before it.
 func pythonName(before string) string {
+	// A display on a line of its own belongs to the line before it:
+	// "X = frozenset(\n    {...}".
+	before = strings.TrimRight(before, " \t\r\n")
 	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
 		before = before[i+1:]
 	}

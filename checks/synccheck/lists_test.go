@@ -46,6 +46,9 @@ func TestListsOf(t *testing.T) {
 			src: "import re\nPATTERNS = [\n    r\"\\.github/\",  # c\n    'a' 'b',\n    \"c\",\n]\nT: tuple[str, ...] = ('x', 'y', 'z')\nS = frozenset({'p', 'q', 'r'})\n" +
 				"f(names=['m', 'n', 'o'])\nD = {'k': ['u', 'v', 'w']}\nprint('no', 'call', 'args')\nx = y[('i', 'j', 'k')]\nN = [1, 2, 3]\nF = [f'a', 'b', 'c']\n",
 			want: "Python list PATTERNS @2: \\.github/@3 ab@4 c@5\nPython tuple T @7: x@7 y@7 z@7\nPython set S @8: p@8 q@8 r@8\nPython list names @9: m@9 n@9 o@9\nPython list k @10: u@10 v@10 w@10\n"},
+		{name: "python display on a line of its own keeps its name", path: "g.py",
+			src:  "P: frozenset[str] = frozenset(\n    {\n        'a',\n        'b',\n        'c',\n    }\n)\nQ = [\n  'x', 'y', 'z']\nprint(1)\n['u', 'v', 'w']\n",
+			want: "Python set P @2: a@3 b@4 c@5\nPython list Q @8: x@9 y@9 z@9\n"},
 		{name: "python call arguments and x in (...) are anonymous: left out", path: "g.py",
 			src: "run(['git', 'rev-parse', '--show-toplevel'])\nif w in ('setup', 'call', 'teardown'):\n    pass\n", want: ""},
 		{name: "python string with brackets is skipped", path: "g.py",

@@ -85,12 +85,22 @@ const maxSteps = 200_000
 // the agent can write; a relative path, or one the analysis cannot work
 // out, counts as writable.
 func Analyze(script string, writable []string) (*Analysis, error) {
+	return AnalyzeOwn(script, writable, nil)
+}
+
+// AnalyzeOwn is Analyze where the names of own also count as the
+// script's own: names other renders of the same template assign (the
+// assignment may sit in a Jinja branch this render left out).
+func AnalyzeOwn(script string, writable []string, own map[string]bool) (*Analysis, error) {
 	f, err := parse(script)
 	if err != nil {
 		return nil, err
 	}
 	w := newWalker(writable, false)
 	w.own = assignedNames(f)
+	for n := range own {
+		w.own[n] = true
+	}
 	w.stmts(f.Stmts)
 	a := w.result()
 	if w.overflow {
@@ -164,3 +174,13 @@ func init() {
 // dynamic are bash variables whose value bash sets itself at each use.
 var dynamic = map[string]bool{"RANDOM": true, "SRANDOM": true, "SECONDS": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true,
 	"BASHPID": true, "LINENO": true, "PPID": true, "BASH_COMMAND": true, "FUNCNAME": true, "BASH_SOURCE": true, "BASH_LINENO": true, "PIPESTATUS": true}
+
+// OwnNames returns the names a script assigns on some path (nil when it
+// does not parse), for AnalyzeOwn.
+func OwnNames(script string) map[string]bool {
+	f, err := parse(script)
+	if err != nil {
+		return nil
+	}
+	return assignedNames(f)
+}

@@ -3,6 +3,7 @@ package taint
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
@@ -76,6 +77,15 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 			if err != nil {
 				return nil, nil, notes, unanalysed, err
 			}
+			// Render every set first: a name that one render assigns is
+			// the script's own in all of them (a Jinja branch may leave
+			// the assignment out of another render).
+			type rendered struct {
+				set config.VarSet
+				out string
+			}
+			var outs []rendered
+			own := map[string]bool{}
 			for _, set := range sets {
 				out, err := r.Render(ctx, e, side.rel, set.Vars)
 				if err != nil {
@@ -85,7 +95,12 @@ func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, b
 				if !checks.IsShell(entry, side.rel, out) {
 					break
 				}
-				an, err := Analyze(out, st.writable)
+				outs = append(outs, rendered{set, out})
+				maps.Copy(own, OwnNames(out))
+			}
+			for _, ro := range outs {
+				set, out := ro.set, ro.out
+				an, err := AnalyzeOwn(out, st.writable, own)
 				if err != nil {
 					if an == nil {
 						if side.rev == in.Plan.Head {

@@ -148,3 +148,43 @@ func TestOldProtectedReadWarns(t *testing.T) {
 		}
 	}
 }
+
+// ownBranchConfig renders the template with run_pytest on and off.
+const ownBranchConfig = `version: 1
+groups:
+  - name: t
+    root: tpl
+    jinja: {strict_undefined: true, keep_trailing_newline: true}
+    vars: {base: abc}
+    matrix: {run_pytest: [true, false]}
+    templates:
+      - path: "**"
+taint:
+  tamper: false
+`
+
+// TestOwnNameInAJinjaBranch: datasmith 1e2909a assigns _py_rc inside
+// {% if run_pytest %} and reads it with ${_py_rc:-0} after the branch.
+// The render with run_pytest false has no assignment, but the name is the
+// script's own, not a value it expects from outside: no failure.
+func TestOwnNameInAJinjaBranch(t *testing.T) {
+	t.Parallel()
+	base := "#!/bin/bash\nsource /etc/profile.d/asv_build_vars.sh || true\necho start\n"
+	head := base + `{%- if run_pytest %}
+if python /tests/pytest_runner.py; then _py_rc=0; else _py_rc=$?; fi
+{%- else %}
+echo '{"skipped": true}' > /logs/test_results.json
+{%- endif %}
+if [ "${_py_rc:-0}" -ne 0 ]; then rm -f /logs/test_results.json; fi
+`
+	in := checktest.PR(t, ownBranchConfig, ownBranchConfig, map[string]string{"tpl/test.sh": base}, map[string]string{"tpl/test.sh": head})
+	res := New().Run(context.Background(), in)
+	for _, f := range res.Findings {
+		if strings.HasPrefix(f.Title, "_py_rc ") && f.Level == checks.LevelFailure {
+			t.Errorf("failure for the script's own name: %s: %s", f.Title, f.Message)
+		}
+	}
+	if res.Conclusion == checks.Failure {
+		t.Errorf("conclusion %s (%s), want no failure", res.Conclusion, res.Title)
+	}
+}
