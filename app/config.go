@@ -22,8 +22,6 @@ const DefaultAPIURL = githubapi.DefaultAPIURL
 // 25 MB.
 const MaxBody = 25 << 20
 
-// sandboxAvailable is sandbox.Available; tests replace it.
-var sandboxAvailable = sandbox.Available
 
 // DefaultNice is the nice level of the processes that runs start.
 const DefaultNice = 10
@@ -97,6 +95,10 @@ type Config struct {
 	// code could read every file of this user, reach the network, and
 	// outlive its run inside a PID namespace no longer.
 	AllowUnsandboxed bool
+	// Sandbox is where code from pull requests runs: auto, bwrap,
+	// landlock or none (serve's --sandbox); empty: auto. Each
+	// verification gets it as verify.Options.Sandbox.
+	Sandbox string
 
 	// Verify runs one verification; nil: verify.Run with the default
 	// checks.
@@ -160,8 +162,13 @@ func (c *Config) check() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("the data folder is missing"))
 	}
-	if c.Verify == nil && !c.AllowUnsandboxed && !sandboxAvailable() {
-		errs = append(errs, fmt.Errorf("no sandbox for code from pull requests: %s; make bubblewrap work, or accept running that code unsandboxed with --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1; Config.AllowUnsandboxed)", sandbox.Unavailable()))
+	sctx, err := sandbox.WithMode(context.Background(), c.Sandbox)
+	if err != nil {
+		errs = append(errs, err)
+	} else if err := sandbox.Check(sctx); err != nil {
+		errs = append(errs, err)
+	} else if c.Verify == nil && !c.AllowUnsandboxed && !sandbox.Available(sctx) {
+		errs = append(errs, fmt.Errorf("no sandbox for code from pull requests: %s; make bubblewrap work, or accept running that code unsandboxed with --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1; Config.AllowUnsandboxed)", sandbox.Unavailable(sctx)))
 	}
 	return errors.Join(errs...)
 }

@@ -91,7 +91,7 @@ func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		}
 	}()
 	wg.Wait()
-	return assemble(res, suiteRes, scen)
+	return assemble(ctx, res, suiteRes, scen)
 }
 
 // triggered reports whether a changed path matches one of the suite's
