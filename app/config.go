@@ -13,6 +13,7 @@ import (
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
+	"github.com/formula-code/template-verify/verify/child"
 )
 
 // DefaultAPIURL is GitHub's public REST API.
@@ -21,7 +22,6 @@ const DefaultAPIURL = githubapi.DefaultAPIURL
 // MaxBody is the largest webhook body taken: GitHub caps payloads at
 // 25 MB.
 const MaxBody = 25 << 20
-
 
 // DefaultNice is the nice level of the processes that runs start.
 const DefaultNice = 10
@@ -100,9 +100,13 @@ type Config struct {
 	// verification gets it as verify.Options.Sandbox.
 	Sandbox string
 
-	// Verify runs one verification; nil: verify.Run with the default
-	// checks.
+	// Verify runs one verification; nil: VerifyChild, else verify.Run
+	// with the default checks in this process.
 	Verify VerifyFunc
+	// VerifyChild, when set and Verify is nil, runs each verification in
+	// a child process (serve's default: this binary's verify-child) with
+	// its memory and time limits; its Checks default to Checks.
+	VerifyChild *child.Runner
 	// Checks are the check names whose runs are created before the
 	// verification; nil: the names of verify.DefaultChecks.
 	Checks []string

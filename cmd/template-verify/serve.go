@@ -127,11 +127,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	runner, err := childRunner()
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: find this program for its verification processes: %v\n", err)
+		return exitFail
+	}
 	err = app.ListenAndServe(ctx, app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
 		AllowUnsandboxed: *allowUnsandboxed, DatabaseURL: *databaseURL, MetricsAddr: *metricsAddr, Replica: *replica,
-		RescueAfter: *rescueAfter, Sandbox: mode,
+		RescueAfter: *rescueAfter, Sandbox: mode, VerifyChild: runner,
 	}, *listen)
 	switch {
 	case errors.Is(err, app.ErrConfig):
