@@ -12,6 +12,8 @@ type Request struct {
 	Head        string `json:"head"`
 	RepoName    string `json:"repo_name,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Only is verify.Options.Only: the checks to run; empty: all.
+	Only []string `json:"only,omitempty"`
 	// Sandbox is verify.Options.Sandbox: auto, bwrap, landlock or none.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Ledger, when set, makes the release ledger judge by GitHub's check
