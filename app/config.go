@@ -13,6 +13,7 @@ import (
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/report"
 	"github.com/formula-code/template-verify/verify"
+	"github.com/formula-code/template-verify/verify/child"
 )
 
 // DefaultAPIURL is GitHub's public REST API.
@@ -21,9 +22,6 @@ const DefaultAPIURL = githubapi.DefaultAPIURL
 // MaxBody is the largest webhook body taken: GitHub caps payloads at
 // 25 MB.
 const MaxBody = 25 << 20
-
-// sandboxAvailable is sandbox.Available; tests replace it.
-var sandboxAvailable = sandbox.Available
 
 // DefaultNice is the nice level of the processes that runs start.
 const DefaultNice = 10
@@ -97,10 +95,18 @@ type Config struct {
 	// code could read every file of this user, reach the network, and
 	// outlive its run inside a PID namespace no longer.
 	AllowUnsandboxed bool
+	// Sandbox is where code from pull requests runs: auto, bwrap,
+	// landlock or none (serve's --sandbox); empty: auto. Each
+	// verification gets it as verify.Options.Sandbox.
+	Sandbox string
 
-	// Verify runs one verification; nil: verify.Run with the default
-	// checks.
+	// Verify runs one verification; nil: VerifyChild, else verify.Run
+	// with the default checks in this process.
 	Verify VerifyFunc
+	// VerifyChild, when set and Verify is nil, runs each verification in
+	// a child process (serve's default: this binary's verify-child) with
+	// its memory and time limits; its Checks default to Checks.
+	VerifyChild *child.Runner
 	// Checks are the check names whose runs are created before the
 	// verification; nil: the names of verify.DefaultChecks.
 	Checks []string
@@ -160,8 +166,13 @@ func (c *Config) check() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("the data folder is missing"))
 	}
-	if c.Verify == nil && !c.AllowUnsandboxed && !sandboxAvailable() {
-		errs = append(errs, fmt.Errorf("no sandbox for code from pull requests: %s; make bubblewrap work, or accept running that code unsandboxed with --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1; Config.AllowUnsandboxed)", sandbox.Unavailable()))
+	sctx, err := sandbox.WithMode(context.Background(), c.Sandbox)
+	if err != nil {
+		errs = append(errs, err)
+	} else if err := sandbox.Check(sctx); err != nil {
+		errs = append(errs, err)
+	} else if c.Verify == nil && !c.AllowUnsandboxed && !sandbox.Available(sctx) {
+		errs = append(errs, fmt.Errorf("no sandbox for code from pull requests: %s; make bubblewrap work, or accept running that code unsandboxed with --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1; Config.AllowUnsandboxed)", sandbox.Unavailable(sctx)))
 	}
 	return errors.Join(errs...)
 }

@@ -33,6 +33,9 @@ const loadSenderEnv = "TEMPLATE_VERIFY_LOAD_SENDER"
 // share the Go scheduler with the server whose answers it times (GitHub's
 // sender is not in the App's process either).
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(runTestChild())
+	}
 	if dir := os.Getenv(floodServerEnv); dir != "" {
 		if err := runFloodServer(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "flood server:", err)

@@ -207,14 +207,7 @@ func (s *server) session(in *githubapi.Installation, j *Job, log *slog.Logger) *
 		FailTitle:   "The verification stopped",
 		FailSummary: "template-verify could not finish the verification: ",
 		Verify: func(ctx context.Context) (*report.Report, error) {
-			rep, err := s.verify(ctx, verify.Options{
-				RepoDir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
-				Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef),
-			})
-			if err != nil {
-				return nil, fmt.Errorf("verify: %w", err)
-			}
-			return rep, nil
+			return s.runVerify(ctx, in, j, log)
 		},
 	}
 }

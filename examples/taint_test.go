@@ -61,7 +61,7 @@ func TestTaintExample(t *testing.T) {
 	for _, fg := range res.Figures {
 		t.Logf("%s: %s", fg.Label, fg.Value)
 	}
-	if !sandbox.Available() {
+	if !sandbox.Available(context.Background()) {
 		t.Log("bubblewrap is not usable: the tamper runs ran without a sandbox")
 	}
 }

@@ -34,6 +34,6 @@ func runSelected(ctx context.Context, opts Options, in *inputs, eff *effective, 
 	attachScope(results, eff.scope)
 	rep.Results = results
 	rep.Overall = checks.Overall(results)
-	rep.Notes = append(rep.Notes, sandbox.Describe())
+	rep.Notes = append(rep.Notes, sandbox.Describe(ctx))
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/report"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// DumpRenders, when set, is a folder where the render check writes
 	// every rendered byte of record (render.DumpTo).
 	DumpRenders string
+	// Sandbox is where code from the pull request runs: auto, bwrap,
+	// landlock or none (sandbox.WithMode); empty keeps ctx's mode, auto
+	// when ctx has none.
+	Sandbox string
 }
 
 // UsageError is a problem with the input (not a git repository, an unknown
@@ -66,6 +71,10 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 // effectiveConfig.
 func run(ctx context.Context, opts Options) (*report.Report, Policy, error) {
 	start := time.Now()
+	ctx, err := sandbox.WithMode(ctx, opts.Sandbox)
+	if err != nil {
+		return nil, Policy{}, &UsageError{Err: err}
+	}
 	in, err := readInputs(ctx, opts)
 	if err != nil {
 		return nil, Policy{}, err

@@ -91,7 +91,7 @@ func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		}
 	}()
 	wg.Wait()
-	return applyKeys(assemble(res, suiteRes, scen), scen)
+	return applyKeys(assemble(ctx, res, suiteRes, scen), scen)
 }
 
 // triggered reports whether a changed path matches one of the suite's

@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestAssembleNamesTheRunnerEngine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			scen := &runnerOutcome{Template: tmpl, Engine: tc.engine, Results: []scenarioResult{{Name: "all-pass"}}}
-			res := assemble(checks.Result{Check: "pytest"}, nil, scen)
+			res := assemble(context.Background(), checks.Result{Check: "pytest"}, nil, scen)
 			has := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "rendered the runner template") })
 			if tc.want == "" && has || tc.want != "" && !slices.Contains(res.Notes, tc.want) {
 				t.Errorf("notes, want %q:\n%s", tc.want, strings.Join(res.Notes, "\n"))

@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 const ScenarioTable = "pytest runner scenarios"
 
 // assemble folds the suite and scenario results into the check result.
-func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) checks.Result {
+func assemble(ctx context.Context, res checks.Result, suites []suiteResult, scen *runnerOutcome) checks.Result {
 	var failed, timedOut, notRun, suitesBefore, regressions, before, flaky int
 	var sandboxed, open int
 	var lines []string
@@ -132,9 +133,9 @@ func assemble(res checks.Result, suites []suiteResult, scen *runnerOutcome) chec
 	}
 	switch {
 	case sandboxed > 0 && open == 0:
-		res.Notes = append(res.Notes, "Every pytest run used the "+sandbox.Label()+" sandbox: no network, and writes only to its own folders.")
+		res.Notes = append(res.Notes, "Every pytest run used the "+sandbox.Label(ctx)+" sandbox: no network, and writes only to its own folders.")
 	case sandboxed > 0:
-		res.Notes = append(res.Notes, fmt.Sprintf("%d pytest runs used the "+sandbox.Label()+" sandbox and %d did not.", sandboxed, open))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d pytest runs used the "+sandbox.Label(ctx)+" sandbox and %d did not.", sandboxed, open))
 	case open > 0:
 		res.Notes = append(res.Notes, "The pytest runs did not use a sandbox: bubblewrap does not work on this machine. They had a clean environment and a time limit.")
 	}

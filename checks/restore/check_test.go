@@ -111,7 +111,7 @@ func TestHangingStepTimesOut(t *testing.T) {
 }
 
 func TestStepCannotChangeAnythingOutsideItsFolder(t *testing.T) {
-	if !sandbox.Available() {
+	if !sandbox.Available(context.Background()) {
 		t.Skip("bubblewrap is not usable here; without it the step could delete the test's folders")
 	}
 	// The sandbox puts an empty /tmp over the host's; a work folder
@@ -168,7 +168,7 @@ func TestStepCannotChangeAnythingOutsideItsFolder(t *testing.T) {
 			}
 			// Inside its own folder the step did delete its repository, so
 			// every scenario fails: the check shows what happened.
-			if res.Conclusion != checks.Failure && sandbox.Backend() == sandbox.BackendBwrap { // landlock keeps it from listing the parent it deletes
+			if res.Conclusion != checks.Failure && sandbox.Backend(context.Background()) == sandbox.BackendBwrap { // landlock keeps it from listing the parent it deletes
 				t.Errorf("conclusion %s, want failure", res.Conclusion)
 			}
 		})

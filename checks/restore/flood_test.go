@@ -42,12 +42,12 @@ func TestStepCannotFloodOrLinger(t *testing.T) {
 	if len(o.Stderr) > 4096 {
 		t.Errorf("the outcome keeps %d bytes of stderr", len(o.Stderr))
 	}
-	if sandbox.Available() && strings.Contains(o.Stderr, secret) {
+	if sandbox.Available(context.Background()) && strings.Contains(o.Stderr, secret) {
 		t.Errorf("the step read the token from /proc: %q", o.Stderr)
 	}
 	// Without bubblewrap a step can write where the tool's user can
 	// (SECURITY.md says so); with it, nothing outside changes.
-	if after := snapshot(t, out); sandbox.Available() && !mapsEqual(before, after) {
+	if after := snapshot(t, out); sandbox.Available(context.Background()) && !mapsEqual(before, after) {
 		t.Errorf("a file outside the scenario changed: %q", keys(after))
 	}
 	// The reaper kills the group and every descendant when the step ends;

@@ -228,8 +228,8 @@ func TestExampleGoodHeadShowsThePolicyChange(t *testing.T) {
 		t.Errorf("notes: %q", res.Notes)
 	}
 	wantNote := "without a sandbox"
-	if sandbox.Available() {
-		wantNote = "in a " + sandbox.Label() + " sandbox"
+	if sandbox.Available(context.Background()) {
+		wantNote = "in a " + sandbox.Label(context.Background()) + " sandbox"
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, wantNote) }) {
 		t.Errorf("no note says %q: %q", wantNote, res.Notes)

@@ -171,8 +171,8 @@ func (c *Check) tamperWith(ctx context.Context, in *checks.Input, st settings, h
 		tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs", Value: "not run (no script head to run)"})
 		return tr
 	}
-	sandboxed := "in the " + sandbox.Label() + " sandbox"
-	if !sandbox.Available() {
+	sandboxed := "in the " + sandbox.Label(ctx) + " sandbox"
+	if !sandbox.Available(ctx) {
 		sandboxed = "without a sandbox (bubblewrap is not usable here)"
 	}
 	tr.figures = append(tr.figures, checks.Figure{Label: "Tamper runs (script head with hostile profile files)", Value: fmt.Sprintf("%d runs of %s, %s; %d values changed", runs, plural(scripts, "script head"), sandboxed, len(rows))})

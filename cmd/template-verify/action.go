@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/formula-code/template-verify/internal/sandbox"
 	"io"
 
 	"github.com/formula-code/template-verify/action"
@@ -36,8 +37,15 @@ func cmdAction(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "template-verify action: unexpected argument %q\n\n%s", args[0], actionUsage)
 		return exitUsage
 	}
-	// The sandbox comes from TEMPLATE_VERIFY_SANDBOX (the step's env).
-	if !setSandbox("action", "", stderr) {
+	// The sandbox comes from TEMPLATE_VERIFY_SANDBOX (the step's env),
+	// passed down in ctx.
+	mode, ok := sandboxMode("action", "", stderr)
+	if !ok {
+		return exitUsage
+	}
+	ctx, err := sandbox.WithMode(ctx, mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify action: %v\n", err)
 		return exitUsage
 	}
 	// The inputs and GITHUB_TOKEN come through secrets.Getenv: main moved

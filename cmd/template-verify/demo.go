@@ -74,6 +74,7 @@ func demoReport(ctx context.Context, args []string, stderr io.Writer) (*report.R
 		Only:     out.checks(),
 		Progress: out.progressTo(stderr),
 		Log:      out.log(stderr),
+		Sandbox:  *out.sandbox,
 	})
 	if err != nil {
 		return nil, "", verifyError(err, stderr)

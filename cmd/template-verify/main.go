@@ -82,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHelp(ctx, args[1:], stdout, stderr)
 	case "--version", "-version":
 		return cmdVersion(ctx, args[1:], stdout, stderr)
+	case verifyChildCommand:
+		return cmdVerifyChild(ctx, os.Stdin, stdout, stderr)
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {

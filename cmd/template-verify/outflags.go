@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -52,9 +53,11 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		fmt.Fprintf(stderr, "template-verify %s: unknown progress mode %q: --progress is one of %s%s\n", fs.Name(), *o.progress, strings.Join(progressModes, ", "), didYouMean(*o.progress, progressModes))
 		return false
 	}
-	if !setSandbox(fs.Name(), *o.sandbox, stderr) {
+	mode, ok := sandboxMode(fs.Name(), *o.sandbox, stderr)
+	if !ok {
 		return false
 	}
+	*o.sandbox = mode
 	names := checkNames()
 	for _, c := range o.checks() {
 		if !slices.Contains(names, c) {
@@ -69,19 +72,27 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 // code from pull requests.
 const sandboxUsage = "where code from the pull request runs: auto (bwrap if it starts, else landlock, else none), bwrap, landlock or none; empty: " + sandbox.ModeEnv + ", else auto"
 
-// setSandbox chooses the sandbox backend (mode "" keeps the variable's
-// choice) and prints the problem and returns false when the mode is
-// unknown or names a backend that cannot run here.
-func setSandbox(cmd, mode string, stderr io.Writer) bool {
-	err := sandbox.SetMode(mode)
+// sandboxMode is the sandbox mode of a command: the flag's value, else
+// the environment's (sandbox.EnvMode), else auto. It prints the problem
+// and returns false when the mode is unknown or names a backend that
+// cannot run here. The mode is an option the command passes down
+// (verify.Options.Sandbox, app.Config.Sandbox, sandbox.WithMode).
+func sandboxMode(cmd, mode string, stderr io.Writer) (string, bool) {
+	if mode == "" {
+		mode = sandbox.EnvMode(os.Getenv)
+	}
+	if mode == "" {
+		mode = sandbox.ModeAuto
+	}
+	ctx, err := sandbox.WithMode(context.Background(), mode)
 	if err == nil {
-		err = sandbox.Check()
+		err = sandbox.Check(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "template-verify %s: --sandbox: %v\n", cmd, err)
-		return false
+		return "", false
 	}
-	return true
+	return mode, true
 }
 
 // progressModes are the values of --progress.

@@ -48,6 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Log:         out.log(stderr),
 		Description: desc,
 		DumpRenders: *dumpDir,
+		Sandbox:     *out.sandbox,
 	})
 	if err != nil {
 		return verifyError(err, stderr)

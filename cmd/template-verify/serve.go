@@ -49,7 +49,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	githubURL := fs.String("github-url", app.DefaultGitHubURL, "with --register: GitHub's web address; for GitHub Enterprise Server https://HOST (TEMPLATE_VERIFY_GITHUB_URL)")
 	org := fs.String("org", "", "with --register: create the App under this organisation; empty: under your user")
 	allowUnsandboxed := fs.Bool("allow-unsandboxed", false, "run code from pull requests even where no sandbox (bwrap or landlock) can start; that code can then read this user's files, reach the network and the tool's /proc (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1)")
-	sandboxMode := fs.String("sandbox", "", sandboxUsage)
+	sandboxFlag := fs.String("sandbox", "", sandboxUsage)
 	// Variables first, then the command line, so that a flag wins.
 	for _, flagName := range slices.Sorted(maps.Keys(serveEnv)) {
 		envName := serveEnv[flagName]
@@ -110,14 +110,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "template-verify serve: %v\n", err)
 		return exitUsage
 	}
-	if !setSandbox("serve", *sandboxMode, stderr) {
+	mode, ok := sandboxMode("serve", *sandboxFlag, stderr)
+	if !ok {
 		return exitUsage
 	}
-	if !*allowUnsandboxed && !sandboxAvailable() {
+	sctx, _ := sandbox.WithMode(ctx, mode) // sandboxMode checked it
+	if !*allowUnsandboxed && !sandboxAvailable(sctx) {
 		fmt.Fprintf(stderr, "template-verify serve: no sandbox: %s.\n"+
 			"serve runs code from pull requests (rendered scripts, tests) and refuses to run it without a sandbox.\n"+
 			"Make bwrap or Landlock (Linux 6.2 or later) work here, or pass --allow-unsandboxed (TEMPLATE_VERIFY_ALLOW_UNSANDBOXED=1) to accept that this code\n"+
-			"can read every file of this user, reach the network, and see this server's processes.\n", sandbox.Unavailable())
+			"can read every file of this user, reach the network, and see this server's processes.\n", sandbox.Unavailable(sctx))
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -125,11 +127,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	runner, err := childRunner()
+	if err != nil {
+		fmt.Fprintf(stderr, "template-verify serve: find this program for its verification processes: %v\n", err)
+		return exitFail
+	}
 	err = app.ListenAndServe(ctx, app.Config{
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
 		AllowUnsandboxed: *allowUnsandboxed, DatabaseURL: *databaseURL, MetricsAddr: *metricsAddr, Replica: *replica,
-		RescueAfter: *rescueAfter,
+		RescueAfter: *rescueAfter, Sandbox: mode, VerifyChild: runner,
 	}, *listen)
 	switch {
 	case errors.Is(err, app.ErrConfig):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestServeRefusesToRunUnsandboxed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clearServeEnv(t)
 			old := sandboxAvailable
-			sandboxAvailable = func() bool { return tc.available }
+			sandboxAvailable = func(context.Context) bool { return tc.available }
 			t.Cleanup(func() { sandboxAvailable = old })
 			t.Setenv("TEMPLATE_VERIFY_PRIVATE_KEY", "not a key")
 			t.Setenv("TEMPLATE_VERIFY_WEBHOOK_SECRET", "s")

@@ -130,7 +130,7 @@ func TestRenderPythonHasNoNetworkAndACleanEnvironment(t *testing.T) {
 	if res[0].Output != "clean" {
 		t.Errorf("the environment reaches the template: %+v", res[0])
 	}
-	if !sandbox.Available() {
+	if !sandbox.Available(context.Background()) {
 		t.Log("bubblewrap does not work here: the network part is not tested")
 		return
 	}

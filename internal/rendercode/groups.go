@@ -20,7 +20,10 @@ const PythonFiles = "**/*.py"
 
 // Groups turns what the helper found into template groups, one per loader
 // root, in the order the environments were found, and says what it could
-// not resolve.
+// not resolve. Where several environments have one root, the group takes
+// the options of the environment of record (recordEnvs), not the first
+// one found: a file that a pull request adds with an Environment of its
+// own does not choose the options its templates are judged with.
 func (f *Found) Groups() ([]config.Group, []string) {
 	var groups []config.Group
 	var notes []string
@@ -30,6 +33,7 @@ func (f *Found) Groups() ([]config.Group, []string) {
 	}
 	names := map[string]bool{}
 	roots := map[string]string{} // root -> where
+	record := f.recordEnvs()
 	for i, env := range f.Envs {
 		notes = append(notes, env.Unresolved...)
 		notes = append(notes, env.Notes...)
@@ -43,6 +47,10 @@ func (f *Found) Groups() ([]config.Group, []string) {
 			}
 		}
 		for _, root := range env.Roots {
+			if j := record[root]; j != i {
+				notes = append(notes, f.otherEnvNote(i, j, root))
+				continue
+			}
 			if w, ok := roots[root]; ok {
 				notes = append(notes, fmt.Sprintf("%s: the loader root %s is also the root of the environment at %s; the first one is used", env.Where, root, w))
 				continue
@@ -249,4 +257,49 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// recordEnvs maps each loader root to the environment of record for it:
+// the one the tests were observed to render with, else one that the
+// render code renders with (it has render calls), else the first one
+// found. An environment that nothing renders with is not production's.
+func (f *Found) recordEnvs() map[string]int {
+	out := map[string]int{}
+	for i, env := range f.Envs {
+		for _, root := range env.Roots {
+			if j, ok := out[root]; !ok || f.envRank(i) > f.envRank(j) {
+				out[root] = i
+			}
+		}
+	}
+	return out
+}
+
+// envRank is how surely environment i is production's: 2 the tests
+// render with it, 1 the render code renders with it, 0 neither.
+func (f *Found) envRank(i int) int {
+	switch {
+	case f.Envs[i].observed:
+		return 2
+	case slices.ContainsFunc(f.Sites, func(s Site) bool { return s.Env == i }):
+		return 1
+	}
+	return 0
+}
+
+// otherEnvNote says that environment i also has root and that the
+// environment of record j gives its templates' options, both side by
+// side.
+func (f *Found) otherEnvNote(i, j int, root string) string {
+	e, r := f.Envs[i], f.Envs[j]
+	var why string
+	switch ri, rj := f.envRank(i), f.envRank(j); {
+	case ri == rj:
+		why = "the first one found"
+	case rj == 2:
+		why = "the one the tests render with"
+	default:
+		why = "the one the render code renders with; nothing renders with this one"
+	}
+	return fmt.Sprintf("%s: another environment over the loader root %s, with %s; its templates are judged with the options of the environment at %s, %s, %s", e.Where, root, optionText(e.Opts), r.Where, optionText(r.Opts), why)
 }

@@ -118,14 +118,25 @@ func observedRoot(o Observed, file string) (root, rel string) {
 }
 
 // observedEnv returns the index of the environment of f that has root:
-// the one read statically, whose options the observed ones replace, or a
-// new one made from the observation.
+// the one read statically (the one created where the observed render's
+// environment was, else the first), whose options the observed ones
+// replace, or a new one made from the observation.
 func (f *Found) observedEnv(o Observed, root string) int {
 	opts := map[string]bool{
 		"strict_undefined": o.Env.StrictUndefined, "keep_trailing_newline": o.Env.KeepTrailingNewline,
 		"trim_blocks": o.Env.TrimBlocks, "lstrip_blocks": o.Env.LstripBlocks, "autoescape": o.Env.Jinja().Autoescape,
 	}
+	// The environment the render was made with (where it was created),
+	// else the first one over its root.
+	order := make([]int, 0, len(f.Envs))
 	for i := range f.Envs {
+		if f.Envs[i].Where == o.Env.Created && o.Env.Created != "" {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
 		e := &f.Envs[i]
 		if !slices.Contains(e.Roots, root) {
 			continue

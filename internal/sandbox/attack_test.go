@@ -84,21 +84,25 @@ echo "uid=$(id -u)"
 // UDP or unix socket outside, and cannot read, trace or signal the tool.
 func TestConfinedCommandAttacks(t *testing.T) {
 	t.Setenv("TEMPLATE_VERIFY_ATTACK_MARKER", "marker-77ab")
-	eachBackend(t, testConfinedCommandAttacks)
+	eachBackend(t, func(t *testing.T, backend string) { testConfinedCommandAttacks(context.Background(), t, backend) })
 	// The backend Run picks by itself (ModeEnv, else auto), as the tool
 	// runs; scripts/image/sandbox-proof.sh runs this in a container.
 	t.Run("default", func(t *testing.T) {
-		if !Available() {
-			t.Skipf("not run: no sandbox here: %s", Unavailable())
+		ctx, err := WithMode(context.Background(), EnvMode(os.Getenv))
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("the default backend here is %s", Backend())
-		testConfinedCommandAttacks(t, "")
+		if !Available(ctx) {
+			t.Skipf("not run: no sandbox here: %s", Unavailable(ctx))
+		}
+		t.Logf("the default backend here is %s", Backend(ctx))
+		testConfinedCommandAttacks(ctx, t, "")
 	})
 }
 
 // testConfinedCommandAttacks runs attackScript with backend; "" runs it
-// through Run with the backend of this process.
-func testConfinedCommandAttacks(t *testing.T, backend string) {
+// through Run with the backend of ctx's mode.
+func testConfinedCommandAttacks(ctx context.Context, t *testing.T, backend string) {
 	parent, err := os.MkdirTemp("/var/tmp", "sandbox-attack-")
 	if err != nil {
 		t.Skip(err)
@@ -156,8 +160,8 @@ func testConfinedCommandAttacks(t *testing.T, backend string) {
 	}
 	var out Outcome
 	if backend == "" {
-		backend = Backend()
-		out = Run(context.Background(), spec)
+		backend = Backend(ctx)
+		out = Run(ctx, spec)
 	} else {
 		out = run(context.Background(), spec, backend)
 	}

@@ -31,25 +31,29 @@ const (
 // ModeAuto picks bwrap when it starts, else landlock, else none.
 const ModeAuto = "auto"
 
-// ModeEnv is the environment variable that chooses the backend: auto,
-// bwrap, landlock or none. The flag --sandbox of the commands that run
-// code from pull requests sets the same.
+// ModeEnv is the environment variable from which the commands take the
+// mode when --sandbox is not given (EnvMode): auto, bwrap, landlock or
+// none. The package itself reads no environment: the mode is an option
+// that the caller passes down (WithMode).
 const ModeEnv = "TEMPLATE_VERIFY_SANDBOX"
 
-// Modes are the values ModeEnv and SetMode take.
+// NoSandboxEnv set to 1 is the same as ModeEnv=none (when ModeEnv is
+// unset or auto).
+const NoSandboxEnv = "TEMPLATE_VERIFY_NO_SANDBOX"
+
+// Modes are the values ModeEnv and WithMode take.
 var Modes = []string{ModeAuto, BackendBwrap, BackendLandlock, BackendNone}
 
 var (
-	modeMu sync.Mutex
-	mode   string // "" until SetMode
-	choice *chosen
-	// choiceMode is the mode choice was made for.
-	choiceMode string
-	probes     = map[string]*probe{}
-	probeMu    sync.Mutex
+	// choices caches the decision of each mode: the probes behind it run
+	// once per process, and every run of one mode uses one backend.
+	choices   = map[string]*chosen{}
+	choicesMu sync.Mutex
+	probes    = map[string]*probe{}
+	probeMu   sync.Mutex
 )
 
-// chosen is the backend that runs sandboxed commands in this process.
+// chosen is the backend that runs the sandboxed commands of one mode.
 type chosen struct {
 	backend string
 	// why is the reason the backend is none, or why a forced backend cannot
@@ -67,23 +71,41 @@ type probe struct {
 	why  string
 }
 
-// SetMode chooses the backend for every later Run: auto, bwrap, landlock
-// or none. Call it before the first Run or Available; "" keeps ModeEnv's
-// value (auto when unset).
-func SetMode(m string) error {
+// modeKey is the context key of the mode.
+type modeKey struct{}
+
+// WithMode returns ctx with the sandbox mode m (auto, bwrap, landlock or
+// none) for every Run under it; "" returns ctx as it is (auto, unless an
+// outer WithMode chose). It is the option that the commands, the App
+// and verify.Options pass down the call chain.
+func WithMode(ctx context.Context, m string) (context.Context, error) {
 	if m == "" {
-		return nil
+		return ctx, nil
 	}
 	if !validMode(m) {
-		return fmt.Errorf("unknown sandbox %q: it is one of %s", m, strings.Join(Modes, ", "))
+		return ctx, fmt.Errorf("unknown sandbox %q: it is one of %s", m, strings.Join(Modes, ", "))
 	}
-	modeMu.Lock()
-	defer modeMu.Unlock()
-	if choice != nil && choiceMode != m {
-		return fmt.Errorf("sandbox %q: the backend %s was chosen already", m, choice.backend)
+	return context.WithValue(ctx, modeKey{}, m), nil
+}
+
+// ModeOf is the mode that ctx carries: auto when none was set.
+func ModeOf(ctx context.Context) string {
+	if m, ok := ctx.Value(modeKey{}).(string); ok && m != "" {
+		return m
 	}
-	mode = m
-	return nil
+	return ModeAuto
+}
+
+// EnvMode is the mode that the environment asks for through getenv
+// (os.Getenv): ModeEnv, or none where NoSandboxEnv=1 and ModeEnv is unset
+// or auto; "" when neither is set. The commands call it for their
+// --sandbox default.
+func EnvMode(getenv func(string) string) string {
+	m := getenv(ModeEnv)
+	if getenv(NoSandboxEnv) == "1" && (m == "" || m == ModeAuto) {
+		return BackendNone
+	}
+	return m
 }
 
 func validMode(m string) bool {
@@ -95,30 +117,23 @@ func validMode(m string) bool {
 	return false
 }
 
-// current returns the backend of this process, choosing it on first use.
-func current() chosen {
-	modeMu.Lock()
-	defer modeMu.Unlock()
-	if choice != nil {
-		return *choice
-	}
-	m := mode
-	if m == "" {
-		m = os.Getenv(ModeEnv)
-	}
-	if os.Getenv("TEMPLATE_VERIFY_NO_SANDBOX") == "1" && (m == "" || m == ModeAuto) {
-		m = BackendNone
-	}
-	if m == "" {
-		m = ModeAuto
+// choose returns the backend of mode m, deciding it on first use.
+func choose(m string) chosen {
+	choicesMu.Lock()
+	defer choicesMu.Unlock()
+	if c := choices[m]; c != nil {
+		return *c
 	}
 	c := decide(m)
-	choice, choiceMode = &c, m
+	choices[m] = &c
 	if c.backend == BackendNone && !c.forced { // a forced one stops the command (Check) or each run
 		slog.Warn("code from pull requests runs WITHOUT a sandbox", "sandbox", m, "reason", c.why)
 	}
 	return c
 }
+
+// current is the backend of ctx's mode.
+func current(ctx context.Context) chosen { return choose(ModeOf(ctx)) }
 
 func decide(m string) chosen {
 	switch m {
@@ -128,7 +143,7 @@ func decide(m string) chosen {
 		}
 		return chosen{backend: m}
 	case BackendNone:
-		return chosen{backend: BackendNone, why: fmt.Sprintf("the sandbox is turned off (%s=none, --sandbox none or TEMPLATE_VERIFY_NO_SANDBOX=1)", ModeEnv)}
+		return chosen{backend: BackendNone, why: fmt.Sprintf("the sandbox is turned off (%s=none, --sandbox none or %s=1)", ModeEnv, NoSandboxEnv)}
 	case ModeAuto:
 		var whys []string
 		for _, b := range []string{BackendBwrap, BackendLandlock} {
@@ -168,28 +183,29 @@ func Usable(b string) (bool, string) {
 	return p.ok, p.why
 }
 
-// Available reports whether sandboxed commands run confined (bwrap or
-// landlock). The answer is decided once per process.
-func Available() bool {
-	return current().backend != BackendNone
+// Available reports whether the sandboxed commands under ctx's mode
+// run confined (bwrap or landlock). The answer is decided once per mode.
+func Available(ctx context.Context) bool {
+	return current(ctx).backend != BackendNone
 }
 
 // Unavailable says why Available is false ("" when it is true).
-func Unavailable() string {
-	return current().why
+func Unavailable(ctx context.Context) string {
+	return current(ctx).why
 }
 
-// Backend names the backend that runs sandboxed commands: bwrap,
-// landlock or none.
-func Backend() string {
-	return current().backend
+// Backend names the backend that runs the sandboxed commands under ctx's
+// mode: bwrap, landlock or none.
+func Backend(ctx context.Context) string {
+	return current(ctx).backend
 }
 
-// Label names the backend that runs sandboxed commands for a sentence
-// such as "runs in a bubblewrap sandbox": "bubblewrap", "Landlock and
-// seccomp" (callers say it only when Available).
-func Label() string {
-	return LabelOf(current().backend)
+// Label names the backend that runs the sandboxed commands under ctx's
+// mode for a sentence such as "runs in a bubblewrap sandbox":
+// "bubblewrap", "Landlock and seccomp" (callers say it only when
+// Available).
+func Label(ctx context.Context) string {
+	return LabelOf(current(ctx).backend)
 }
 
 // LabelOf is Label for backend; a backend that is not confining (none,
@@ -202,19 +218,19 @@ func LabelOf(backend string) string {
 	return "bubblewrap"
 }
 
-// Check returns an error when the mode named a backend that cannot run
+// Check returns an error when ctx's mode names a backend that cannot run
 // here, so that a command can stop at start rather than fail every run.
-func Check() error {
-	if c := current(); c.forced {
+func Check(ctx context.Context) error {
+	if c := current(ctx); c.forced {
 		return errors.New(c.why)
 	}
 	return nil
 }
 
 // Describe is one sentence for a report: where code from the pull request
-// runs and what it can reach.
-func Describe() string {
-	switch c := current(); c.backend {
+// runs under ctx's mode and what it can reach.
+func Describe(ctx context.Context) string {
+	switch c := current(ctx); c.backend {
 	case BackendBwrap:
 		return "Scripts and tests from the PR run in a bubblewrap sandbox without network."
 	case BackendLandlock:

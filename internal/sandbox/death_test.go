@@ -22,7 +22,12 @@ func TestMain(m *testing.M) {
 echo started > started
 exec sleep 300`
 		// The backend comes from ModeEnv, as in the tool.
-		out := Run(context.Background(), Spec{Args: []string{"bash", "-c", script}, Dir: dir, Sandbox: true})
+		ctx, err := WithMode(context.Background(), EnvMode(os.Getenv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		out := Run(ctx, Spec{Args: []string{"bash", "-c", script}, Dir: dir, Sandbox: true})
 		fmt.Fprintln(os.Stderr, "Run returned:", out.Err)
 		os.Exit(1)
 	}

@@ -64,7 +64,7 @@ type Spec struct {
 	MaxCPU time.Duration
 	// Sandbox asks for the backend of this process (see Backend): bwrap,
 	// landlock, or none when neither works; Outcome.Backend says which ran.
-	// A backend forced with SetMode or ModeEnv that cannot run here makes
+	// A backend forced with WithMode that cannot run here makes
 	// Run refuse the command.
 	Sandbox bool
 }
@@ -89,7 +89,7 @@ func Run(ctx context.Context, spec Spec) Outcome {
 	if !spec.Sandbox {
 		return run(ctx, spec, BackendNone)
 	}
-	c := current()
+	c := current(ctx)
 	if c.forced {
 		return Outcome{ExitCode: -1, Backend: BackendNone, Err: fmt.Errorf("sandbox: %s", c.why)}
 	}
