@@ -13,7 +13,9 @@ import (
 // step the same bytes at base and head, on the same fixture, runs its
 // scenarios once; a second run with the same inputs reuses the stored
 // result, says so with its key, and runs no scenario. A step that
-// changes is never served from the cache.
+// changes is never served from the cache. (The key holds the whole
+// rendered script: a change outside the step moves the line numbers that
+// messages give, so it is a key of its own.)
 func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 	t.Parallel()
 	files := shapeFiles(styleGrep, bugNone, 3, "")
@@ -37,12 +39,6 @@ func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 	if !reused(second) || second.Conclusion != first.Conclusion || second.Title != first.Title {
 		t.Errorf("second run: conclusion %s, title %q, notes %q; want the first run's (%s, %q) and a note that it is reused",
 			second.Conclusion, second.Title, second.Notes, first.Conclusion, first.Title)
-	}
-	// A comment in the header of test.sh is outside the step: the same
-	// step, so the stored result serves it too.
-	outside := inputFor(t, makeVerified(t, files, shapeFiles(styleGrep, bugNone, 3, " A harmless change.")))
-	if res, ri := New().WithOptions(opts).run(context.Background(), outside); ri != nil || !reused(res) {
-		t.Errorf("a change outside the step ran %v scenarios; the stored result should be reused", ri != nil)
 	}
 	head := shapeFiles(styleGrep, bugNone, 3, "")
 	head["tpl/tests/test.sh"] = strings.Replace(head["tpl/tests/test.sh"], "cd /workspace/repo || exit 1\n", "cd /workspace/repo || exit 1 # a harmless change in the step\n", 1)
