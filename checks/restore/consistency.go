@@ -15,8 +15,13 @@ import (
 )
 
 // maxLeftSample bounds the unprotected paths the consistency scenarios
-// edit besides the protected ones.
-const maxLeftSample = 8
+// edit besides the protected ones, and maxProtectedSample the protected
+// paths: each scenario runs the step over all of them at once, and a step
+// that puts paths back one by one spends its time per path.
+const (
+	maxLeftSample      = 8
+	maxProtectedSample = 24
+)
 
 // addedNameOf is the new file the probe and the consistency scenarios add
 // next to p: the same folder, the same extension, "_added" after the
@@ -31,9 +36,10 @@ func addedNameOf(p string) string {
 	return dir + file[:len(file)-len(ext)] + "_added" + ext
 }
 
-// addedNames are the new files the probe adds, one next to each regular
-// file of base that has room for it: no file or folder of base has the
-// name, and no file of base is a folder of it.
+// addedNames are the new files the probe adds: in each folder, one next
+// to the first regular file (in path order) that has room for it (no file
+// or folder of base has the name, and no file of base is a folder of
+// it). One a folder keeps the probe near the size of the base tree.
 func addedNames(base fixture.Tree) map[string]string {
 	used := map[string]bool{}
 	for p := range base {
@@ -43,12 +49,14 @@ func addedNames(base fixture.Tree) map[string]string {
 		}
 	}
 	out := map[string]string{}
-	for p, e := range base {
-		if e.IsSymlink() {
+	done := map[string]bool{}
+	for _, p := range base.Paths() {
+		if base[p].IsSymlink() || done[path.Dir(p)] {
 			continue
 		}
 		if n := addedNameOf(p); validPath(n) && !collides(n, used) {
 			out[p] = n
+			done[path.Dir(p)] = true
 		}
 	}
 	return out
@@ -143,11 +151,12 @@ var consistencyKinds = []struct {
 	}},
 }
 
-// consistencyPaths are the paths the consistency scenarios edit: every
-// path of base the probe shows protected, and an evenly spread sample of
-// at most maxLeftSample paths it leaves. Only regular files of base that
-// the probe learned count; .gitignore stays, as it decides what git
-// lists.
+// consistencyPaths are the paths the consistency scenarios edit: the
+// paths of base the probe shows protected, at most maxProtectedSample of
+// them taken one folder at a time (every folder first, then a second path
+// of each, ...), and an evenly spread sample of at most maxLeftSample
+// paths it leaves. Only regular files of base that the probe learned
+// count; .gitignore stays, as it decides what git lists.
 func consistencyPaths(base fixture.Tree, learned map[string]bool) (protected, left []string) {
 	for _, p := range base.Paths() {
 		v, ok := learned[p]
@@ -160,6 +169,7 @@ func consistencyPaths(base fixture.Tree, learned map[string]bool) (protected, le
 			left = append(left, p)
 		}
 	}
+	protected = byFolderSample(protected, maxProtectedSample)
 	if len(left) > maxLeftSample {
 		sample := make([]string, 0, maxLeftSample)
 		for i := range maxLeftSample {
@@ -168,6 +178,33 @@ func consistencyPaths(base fixture.Tree, learned map[string]bool) (protected, le
 		left = sample
 	}
 	return protected, left
+}
+
+// byFolderSample is at most n of the sorted paths ps, taken in rounds
+// of one path a folder, sorted again.
+func byFolderSample(ps []string, n int) []string {
+	if len(ps) <= n {
+		return ps
+	}
+	var folders []string
+	byDir := map[string][]string{}
+	for _, p := range ps {
+		d := path.Dir(p)
+		if _, ok := byDir[d]; !ok {
+			folders = append(folders, d)
+		}
+		byDir[d] = append(byDir[d], p)
+	}
+	var out []string
+	for round := 0; len(out) < n; round++ {
+		for _, d := range folders {
+			if round < len(byDir[d]) && len(out) < n {
+				out = append(out, byDir[d][round])
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // consistencyScenarios are one scenario per edit kind over the paths of

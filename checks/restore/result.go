@@ -193,6 +193,10 @@ func discardedCell(o Outcome) string {
 		return "none: " + o.Expect.Reason
 	case len(o.Expect.Discarded) == 0:
 		return "none"
+	case len(o.Expect.Discarded) > maxListed:
+		// A consistency scenario puts back every protected path: the
+		// cell names the first ones and counts the rest.
+		return fmt.Sprintf("%s and %d more", strings.Join(o.Expect.Discarded[:maxListed], ", "), len(o.Expect.Discarded)-maxListed)
 	}
 	return strings.Join(o.Expect.Discarded, ", ")
 }
