@@ -36,6 +36,11 @@ func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 	if ri != nil {
 		t.Errorf("the second run ran %d scenarios; the stored result should be reused", len(ri.catalogue))
 	}
+	for _, f := range second.Figures {
+		if f.Label == wallLabel && !strings.Contains(f.Value, "no scenario ran") {
+			t.Errorf("the reused result's wall time figure says %q: it is the stored run's", f.Value)
+		}
+	}
 	if !reused(second) || second.Conclusion != first.Conclusion || second.Title != first.Title {
 		t.Errorf("second run: conclusion %s, title %q, notes %q; want the first run's (%s, %q) and a note that it is reused",
 			second.Conclusion, second.Title, second.Notes, first.Conclusion, first.Title)
