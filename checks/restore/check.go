@@ -47,7 +47,10 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	res := checks.Result{Check: c.Name()}
 	found, searched := locate(ctx, in)
 	if found != in {
-		if found.Config != in.Config {
+		if found.Config != in.Config && found.Config.Restore.Command != "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("No config file names the restore step, and %s has no restore section like datasmith's. The step is %s, a template of its own that another template runs: %s.",
+				in.Config.Restore.Template, found.Config.Restore.Template, markdown.Code(found.Config.Restore.Command)))
+		} else if found.Config != in.Config {
 			res.Notes = append(res.Notes, fmt.Sprintf("No config file names the restore step, and %s has no restore section like datasmith's. The step is the part of %s under %s: it holds the grep that filters git's changed paths.",
 				in.Config.Restore.Template, found.Config.Restore.Template, markdown.Code(strings.TrimSuffix(strings.TrimPrefix(found.Config.Restore.Section.Start, "^"), "$"))))
 		}
@@ -73,6 +76,25 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	defer cleanup()
 	rc := in.Config.Restore
+	// A step that is the same bytes at base and head, on the same
+	// fixture, gives the base's results: reuse them when a run with the
+	// same inputs stored them.
+	var key string
+	if unchanged, sets := sameAtBase(ctx, in, r.baseSHA); unchanged && r.opts.Cache != "" {
+		key = cacheKey(r, in, c.opts.Catalogue, sets)
+		if cached, ok := cachedResult(r.opts.Cache, key); ok {
+			cached.Notes = append(cached.Notes, reusedNote(key))
+			if len(cached.Figures) > 0 {
+				cached.Figures[0].Command = reproduce(in)
+			}
+			for i, f := range cached.Figures {
+				if f.Label == wallLabel {
+					cached.Figures[i].Value = "no scenario ran: the stored result of an earlier run is reused"
+				}
+			}
+			return cached, nil
+		}
+	}
 	policyFailed := policyResults(&res, in, r)
 	var keysNote string
 	r.keys, keysNote = r.learnKeys(ctx, rc.ReportKeys)
@@ -91,7 +113,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		res.Notes = append(res.Notes, note)
 	}
 	probeFailed := probeFindings(&res, r, headProbe, baseProbe, side.runner, r.groups, released, config.PreExistingFails(in.BaseConfig, in.Config))
-	catOuts := r.runAll(ctx, r.opts.Catalogue)
+	catOuts := r.runAll(ctx, r.scenarioList(c.opts, headProbe))
 	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in), probes: probeRuns(side)}
 	// A step that hangs in the catalogue would hang in the random sets
 	// too, each until the time limit: skip them and say so.
@@ -119,6 +141,9 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	if probeFailed {
 		res.Conclusion = checks.Failure
 		res.Title = "The restore probe shows paths the step does not treat alike or stops protecting; " + res.Title
+	}
+	if key != "" && cacheable(ri) {
+		storeResult(r.opts.Cache, key, res)
 	}
 	return res, &ri
 }
@@ -195,9 +220,6 @@ func (c *Check) setup(ctx context.Context, in *checks.Input) (*runner, func(), *
 		return nil, nil, internal("The restore check cannot build its fixture", err)
 	}
 	opts := c.opts.settle()
-	if c.opts.Catalogue == nil {
-		opts.Catalogue = append(opts.Catalogue, policyScenarios(gen)...)
-	}
 	return &runner{step: step, policy: policy, pol: headPol, basePol: basePol, generated: gen, skippedPatterns: skipped, groups: groups, keys: defaultReportKeys,
 		base: built.Tree, baseSHA: sha, src: built, root: root, opts: opts, phases: c.phases}, cleanup, nil
 }
@@ -277,6 +299,26 @@ func (r *runner) shrinkFailures(ctx context.Context, outs []Outcome, skip func(i
 		shrunk[i] = results[k]
 	}
 	return shrunk
+}
+
+// scenarioList is the scenarios of a check run. By default: when the
+// head's probe learned its policy, the catalogue without the scenarios
+// that edit one fixed path each way plus the consistency scenarios over
+// every protected path; else the whole catalogue plus two scenarios per
+// pattern. An explicit catalogue runs as it is, with the consistency
+// scenarios when o.Consistency asks for them.
+func (r *runner) scenarioList(o Options, head probeResult) []Scenario {
+	cons := consistencyScenarios(r.base, head.Learned)
+	if o.Catalogue != nil {
+		if o.Consistency {
+			return append(slices.Clone(o.Catalogue), cons...)
+		}
+		return o.Catalogue
+	}
+	if cons == nil {
+		return append(Catalogue(), policyScenarios(r.generated)...)
+	}
+	return append(probedCatalogue(), cons...)
 }
 
 // releasedAtBase returns restore.released as the base's configuration

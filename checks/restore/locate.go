@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -63,7 +64,14 @@ func locate(ctx context.Context, in *checks.Input) (*checks.Input, []string) {
 // the shell templates it searched, as repository paths.
 func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev string) (*config.Restore, []string, bool) {
 	rc := cfg.Restore
-	if _, st := renderStep(ctx, in.Plan.Trees, cfg, rc, rev, "", ""); st == nil {
+	// The configured section is the step when it does what a step does;
+	// a section that only runs a step of its own file is not.
+	if s, st := renderStep(ctx, in.Plan.Trees, cfg, rc, rev, "", ""); st == nil {
+		if s.Command == "" && !sectionRestores(s.Section) {
+			if found, ok := locateOwnFile(ctx, in, cfg, rev, s.Section); ok {
+				return found, nil, true
+			}
+		}
 		return nil, nil, false
 	}
 	var searched []string
@@ -98,10 +106,93 @@ func locateAt(ctx context.Context, in *checks.Input, cfg *config.Config, rev str
 			}
 			found := *rc
 			found.Template, found.Section = ref, sec
+			found.Report = reportIfNamed(rc.Report, r.Text)
 			return &found, searched, true
 		}
 	}
 	return nil, searched, false
+}
+
+// Where the restore section of the script does not restore by itself,
+// the step may be a template of its own, in any language, that the
+// section runs or sources: it lists changed paths through git and puts
+// paths back, and a line of the section names its file. Only the section
+// is searched for the calling line: a script's other helpers (a pytest
+// runner that diffs and checks out) are no restore step.
+var (
+	listsChangedAny = regexp.MustCompile(`\bgit\b[^\n]{0,80}?\b(diff|status|ls-files|log)\b`)
+	putsBackAny     = regexp.MustCompile(`\bgit\b[^\n]{0,80}?\b(checkout|restore|show|cat-file)\b|\bshutil\.copy|(^|[\s;&|(])cp\s`)
+)
+
+// ownFileStep reports whether a rendered template does what a restore
+// step does, in any language.
+func ownFileStep(text string) bool {
+	var lists, puts bool
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
+			continue
+		}
+		lists = lists || listsChangedAny.MatchString(t)
+		puts = puts || putsBackAny.MatchString(t)
+	}
+	return lists && puts
+}
+
+// locateOwnFile finds a step in a template of its own: a template of a
+// group whose render does what a restore step does, run by a line of
+// section that names its file. The restore block then runs that line,
+// with the file's path as {script}.
+func locateOwnFile(ctx context.Context, in *checks.Input, cfg *config.Config, rev, section string) (*config.Restore, bool) {
+	for _, g := range cfg.Groups {
+		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
+		if err != nil {
+			continue
+		}
+		for _, p := range slices.Sorted(maps.Keys(files)) {
+			if !strings.Contains(string(files[p]), "git") {
+				continue
+			}
+			name := path.Base(p)
+			for _, ext := range []string{".j2", ".jinja", ".jinja2"} {
+				name = strings.TrimSuffix(name, ext)
+			}
+			cmd, ok := callingLine(section, name)
+			if !ok {
+				continue
+			}
+			ref := g.Name + ":" + strings.TrimPrefix(p, strings.TrimSuffix(g.Root, "/")+"/")
+			r, err := rendertemplate.Render(ctx, in.Plan.Trees, cfg, ref, rev, rendertemplate.Options{Vars: map[string]any{config.BaseCommitVar: strings.Repeat("0", 40)}})
+			if err != nil || !ownFileStep(r.Text) {
+				continue
+			}
+			found := *cfg.Restore
+			found.Template, found.Section, found.Command = ref, nil, cmd
+			found.Report = reportIfNamed(found.Report, r.Text+"\n"+section)
+			return &found, true
+		}
+	}
+	return nil, false
+}
+
+// callingLine is the first command line of a shell script that names a
+// file called name, with that word replaced by {script}.
+func callingLine(script, name string) (string, bool) {
+	for _, l := range strings.Split(script, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		fields := strings.Fields(t)
+		for i, f := range fields {
+			w := strings.Trim(f, `"'`)
+			if w == name || strings.HasSuffix(w, "/"+name) {
+				fields[i] = "{script}"
+				return strings.Join(fields, " "), true
+			}
+		}
+	}
+	return "", false
 }
 
 // shellTemplate reports whether a template renders a shell script: its
@@ -182,4 +273,24 @@ func searchedNote(searched []string) string {
 		where = fmt.Sprintf("The check searched %s for a restore step (a part of a script that lists changed paths through git and puts paths back) and found none.", listPaths(searched))
 	}
 	return where + " Name the step in " + config.Path + ": restore.template (\"group:path\") with restore.section (start and end, regular expressions of its first line and of the line after it), or restore.command for a step in a file of its own or in another language."
+}
+
+// reportIfNamed is the default report file of a found step when its
+// script names that file, else none: a step of its own writes no
+// datasmith report unless it says so.
+func reportIfNamed(report, text string) string {
+	if report == "" || !strings.Contains(text, path.Base(report)) {
+		return ""
+	}
+	return report
+}
+
+// sectionRestores reports whether a section does what a restore step
+// does: a grep list of paths the step reader reads, or a part that lists
+// changed paths through git and puts paths back.
+func sectionRestores(section string) bool {
+	if _, err := ReadStepPolicy(section); err == nil {
+		return true
+	}
+	return restoreLine(section) > 0 || ownFileStep(section)
 }

@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -34,6 +35,14 @@ type Options struct {
 	MaxShrunk int
 	// Catalogue replaces the built-in scenarios when not nil.
 	Catalogue []Scenario
+	// Consistency adds the consistency scenarios (one per edit kind over
+	// every path the probe shows protected) to an explicit Catalogue;
+	// the built-in scenarios always have them.
+	Consistency bool
+	// Cache is the folder of the results cache (see cache.go); default
+	// the environment variable TEMPLATE_VERIFY_RESTORE_CACHE, and no
+	// cache when that is empty too.
+	Cache string
 }
 
 // settled is Options with every default filled in.
@@ -63,6 +72,9 @@ func (o Options) settle() settled {
 	}
 	if o.Catalogue == nil {
 		o.Catalogue = Catalogue()
+	}
+	if o.Cache == "" {
+		o.Cache = os.Getenv(CacheEnv)
 	}
 	return settled{Options: o, Sandbox: !o.NoSandbox}
 }

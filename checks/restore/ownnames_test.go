@@ -52,16 +52,20 @@ func TestOwnNamesStepIsLearned(t *testing.T) {
 		if ri.cmp.BaseRuns != 0 {
 			t.Errorf("the base's step ran %d times; with no failure at head it should not run", ri.cmp.BaseRuns)
 		}
-		// The generated scenarios: two for each of the 4 patterns of the
-		// head and the base (3 shared, 1 added).
+		// The probe's scenarios: one per edit kind over every path the
+		// head's probe shows protected, in place of the catalogue's
+		// scenarios of one fixed path and two per pattern.
 		var generated int
 		for _, o := range ri.catalogue {
 			if strings.HasPrefix(o.Scenario.Name, "pattern-") {
+				t.Errorf("scenario %s: the probe's scenarios replace the pattern scenarios", o.Scenario.Name)
+			}
+			if strings.HasPrefix(o.Scenario.Name, "consistency-") {
 				generated++
 			}
 		}
-		if generated != 8 {
-			t.Errorf("%d generated scenarios, want 8", generated)
+		if generated != len(consistencyKinds) {
+			t.Errorf("%d consistency scenarios, want %d", generated, len(consistencyKinds))
 		}
 		wantNotes := []string{
 			"The head's restore policy is the step's own list: 4 patterns read from task_templates/grade.sh",
@@ -93,9 +97,9 @@ func TestOwnNamesStepIsLearned(t *testing.T) {
 				t.Errorf("scenario %s: the base's step gives %q (pre-existing %v); it passes at base", o.Scenario.Name, b.Verdict, b.PreExisting)
 			}
 		}
-		// A generated scenario with a name with a space catches it.
-		if !slices.ContainsFunc(failed, func(n string) bool { return strings.HasPrefix(n, "pattern-") }) {
-			t.Errorf("no generated scenario fails: %q", failed)
+		// A consistency scenario with a name with a space catches it.
+		if !slices.ContainsFunc(failed, func(n string) bool { return strings.HasPrefix(n, "consistency-") }) {
+			t.Errorf("no consistency scenario fails: %q", failed)
 		}
 	})
 }

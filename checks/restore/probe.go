@@ -120,12 +120,19 @@ func probeFiles(tree fixture.Tree, avoid []string) (fixture.Tree, []nameGroup) {
 
 // probeEdit is the plain edit of the probe: a line appended to every
 // regular file of the base tree (symlinks are left: an append would
-// follow them), with its mode kept.
+// follow them), with its mode kept, and a new untracked file next to
+// each (addedNameOf), so that the probe also learns what the step does
+// with added files.
 func probeEdit(base fixture.Tree) Scenario {
 	var edits []Edit
+	added := addedNames(base)
 	for _, p := range base.Paths() {
-		if !base[p].IsSymlink() {
-			edits = append(edits, appendTo(p, "# changed by the probe\n"))
+		if base[p].IsSymlink() {
+			continue
+		}
+		edits = append(edits, appendTo(p, "# changed by the probe\n"))
+		if n, ok := added[p]; ok {
+			edits = append(edits, write(n, "added by the probe\n"))
 		}
 	}
 	return Scenario{Name: "probe-policy", Edits: edits}
@@ -191,6 +198,21 @@ func (r *runner) learnPolicy(ctx context.Context) probeResult {
 		case ok && got.Same(b):
 			res.Learned[q] = true
 		case ok && got.Same(w):
+			res.Learned[q] = false
+		default:
+			res.Odd = append(res.Odd, q)
+		}
+	}
+	// The added files: put back is gone, left is as the probe wrote it.
+	for _, q := range out.Work.Paths() {
+		if _, inBase := r.base[q]; inBase {
+			continue
+		}
+		got, ok := out.After[q]
+		switch {
+		case !ok:
+			res.Learned[q] = true
+		case got.Same(out.Work[q]):
 			res.Learned[q] = false
 		default:
 			res.Odd = append(res.Odd, q)

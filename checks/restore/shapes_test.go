@@ -27,6 +27,10 @@ const (
 	styleStatus  shapeStyle = "git status --porcelain"
 	stylePython  shapeStyle = "python step"
 	styleOwnFile shapeStyle = "own template"
+	// stylePythonFound is the Python step with no restore block in the
+	// config: the check finds it by what it does and by the line of
+	// test.sh that runs it.
+	stylePythonFound shapeStyle = "python step, no config"
 )
 
 // shapeBug is one seeded restore bug ("" for a clean step).
@@ -214,8 +218,19 @@ func shapeConfig(style shapeStyle) string {
 	case styleOwnFile:
 		template = "harbor:tests/restore_step.sh"
 		step = `  command: bash {script}`
+	case stylePythonFound:
+		return shapeGroups
 	}
-	return `version: 1
+	return shapeGroups + `restore:
+  template: ` + template + `
+` + step + `
+  paths: {repo: /workspace/repo, baseline_sha: /opt/fc_baseline_sha, logs: /logs/artifacts}
+  random: {count: 0, seed: 1}
+`
+}
+
+// shapeGroups is the config's groups: one, harbor, of every template.
+const shapeGroups = `version: 1
 groups:
   - name: harbor
     root: tpl
@@ -223,13 +238,7 @@ groups:
     vars: {task_id: demo-1}
     templates:
       - path: "**"
-restore:
-  template: ` + template + `
-` + step + `
-  paths: {repo: /workspace/repo, baseline_sha: /opt/fc_baseline_sha, logs: /logs/artifacts}
-  random: {count: 0, seed: 1}
 `
-}
 
 // shapeFiles are the template files of one side: the config, test.sh and
 // the step's own template where the style has one. note changes nothing
@@ -240,7 +249,7 @@ func shapeFiles(style shapeStyle, bug shapeBug, seed uint64, note string) map[st
 	head := "#!/bin/bash\n# Grader for task {{ task_id }} (shape test)." + note + "\nset -uo pipefail\n\n"
 	tail := "\n# ── Pytest ──\necho \"pytest would run here\"\n"
 	switch style {
-	case stylePython:
+	case stylePython, stylePythonFound:
 		files["tpl/tests/restore.py"] = "# " + note + "\n" + shapePython(bug)
 		files["tpl/tests/test.sh"] = head + "# ── Restore protected paths ──\npython3 /tests/restore.py /workspace/repo /opt/fc_baseline_sha\n" + tail
 	case styleOwnFile:
@@ -283,7 +292,14 @@ func shapeCaught(bug shapeBug, res checks.Result, ri *resultInput) (bool, string
 	}
 	switch bug {
 	case bugUntracked:
-		return failedScenario(shapeScenarioOf[bug]), "scenario untracked-file fails"
+		// The probe adds a file next to files: the base's step deletes
+		// it, the head's keeps it. The scenario fails where the model
+		// still expects the added file gone.
+		added := slices.ContainsFunc(res.Findings, func(f checks.Finding) bool {
+			p, ok := strings.CutPrefix(f.Title, "The head stops protecting ")
+			return ok && f.Level == checks.LevelFailure && strings.Contains(p, "_added")
+		})
+		return failedScenario(shapeScenarioOf[bug]) || added, "untracked-file fails or the head stops protecting an added file"
 	case bugSpaces:
 		// A name with a space the step does not put back: beside the same
 		// name without one, or where the base's step puts it back.
@@ -314,14 +330,14 @@ func shapeCaught(bug shapeBug, res checks.Result, ri *resultInput) (bool, string
 // allShapes runs every cell of TestShapes; by default each style runs
 // clean and with one seeded bug, and each bug runs in one style (a
 // rotation), which keeps CI's restore package near its old time.
-var allShapes = flag.Bool("restore-shapes-all", false, "TestShapes runs every style with every seeded bug (30 restore checks) instead of a rotation (10)")
+var allShapes = flag.Bool("restore-shapes-all", false, "TestShapes runs every style with every seeded bug (36 restore checks) instead of a rotation (12)")
 
 func TestShapes(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("runs 30 restore checks; skipped with -short")
+		t.Skip("runs 36 restore checks; skipped with -short")
 	}
-	styles := []shapeStyle{styleGrep, styleCase, styleStatus, stylePython, styleOwnFile}
+	styles := []shapeStyle{styleGrep, styleCase, styleStatus, stylePython, styleOwnFile, stylePythonFound}
 	bugs := []shapeBug{bugNone, bugUntracked, bugSpaces, bugAgentTree, bugGlob, bugCommitted}
 	table := make([][]string, len(styles))
 	for i := range table {
@@ -362,6 +378,11 @@ func TestShapes(t *testing.T) {
 				t.Parallel()
 				v := makeVerified(t, shapeFiles(style, bugNone, seed, ""), shapeFiles(style, bug, seed, " A harmless change."))
 				in := inputFor(t, v)
+				if style == stylePythonFound {
+					// The defaults' 16 random sets are not what the table tests.
+					in.Config.Restore.Random.Count = 0
+					in.BaseConfig.Restore.Random.Count = 0
+				}
 				list := shapeScenarios
 				if bug != bugNone {
 					list = []string{"no-change"}

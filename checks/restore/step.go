@@ -220,6 +220,8 @@ func renderStep(ctx context.Context, trees *plan.Trees, cfg *config.Config, rc *
 	if rc.Command == "" {
 		s.Line = lineMatching(string(r.Source), rc.Section.Start)
 		s.Source = string(r.Source)
+	} else {
+		s.Line = commandStepLine(string(r.Source))
 	}
 	return s, nil
 }
@@ -400,4 +402,15 @@ func (s *Step) MapPaths(text string, l Layout) string {
 		args = append(args, p.from, p.to)
 	}
 	return strings.NewReplacer(args...).Replace(text)
+}
+
+// commandStepLine is the line of a step in a template of its own that
+// findings name: the first that lists changed paths through git, else 1.
+func commandStepLine(source string) int {
+	for i, l := range strings.Split(source, "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") && listsChangedAny.MatchString(t) {
+			return i + 1
+		}
+	}
+	return 1
 }

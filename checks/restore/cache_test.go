@@ -1,0 +1,57 @@
+package restore
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/formula-code/template-verify/checks"
+)
+
+// TestResultsAreReusedWhenTheStepIsTheSame: a PR that leaves the restore
+// step the same bytes at base and head, on the same fixture, runs its
+// scenarios once; a second run with the same inputs reuses the stored
+// result, says so with its key, and runs no scenario. A step that
+// changes is never served from the cache. (The key holds the whole
+// rendered script: a change outside the step moves the line numbers that
+// messages give, so it is a key of its own.)
+func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
+	t.Parallel()
+	files := shapeFiles(styleGrep, bugNone, 3, "")
+	same := inputFor(t, makeVerified(t, files, map[string]string{"README.md": "A change beside the step.\n"}))
+	opts := Options{Cache: t.TempDir(), Catalogue: scenarios(t, "no-change", "untracked-file")}
+	first, ri := New().WithOptions(opts).run(context.Background(), same)
+	if ri == nil || first.Conclusion != checks.Success {
+		logFindings(t, first)
+		t.Fatalf("first run: conclusion %s: %s", first.Conclusion, first.Title)
+	}
+	reused := func(res checks.Result) bool {
+		return slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "are reused and no scenario ran") })
+	}
+	if reused(first) {
+		t.Fatal("the first run says it reuses a result")
+	}
+	second, ri := New().WithOptions(opts).run(context.Background(), same)
+	if ri != nil {
+		t.Errorf("the second run ran %d scenarios; the stored result should be reused", len(ri.catalogue))
+	}
+	for _, f := range second.Figures {
+		if f.Label == wallLabel && !strings.Contains(f.Value, "no scenario ran") {
+			t.Errorf("the reused result's wall time figure says %q: it is the stored run's", f.Value)
+		}
+	}
+	if !reused(second) || second.Conclusion != first.Conclusion || second.Title != first.Title {
+		t.Errorf("second run: conclusion %s, title %q, notes %q; want the first run's (%s, %q) and a note that it is reused",
+			second.Conclusion, second.Title, second.Notes, first.Conclusion, first.Title)
+	}
+	head := shapeFiles(styleGrep, bugNone, 3, "")
+	head["tpl/tests/test.sh"] = strings.Replace(head["tpl/tests/test.sh"], "cd /workspace/repo || exit 1\n", "cd /workspace/repo || exit 1 # a harmless change in the step\n", 1)
+	changed := inputFor(t, makeVerified(t, files, head))
+	for range 2 {
+		res, ri := New().WithOptions(opts).run(context.Background(), changed)
+		if ri == nil || reused(res) {
+			t.Fatalf("a changed step is served from the cache: %q", res.Notes)
+		}
+	}
+}
