@@ -19,8 +19,8 @@ import (
 // paths: each scenario runs the step over all of them at once, and a step
 // that puts paths back one by one spends its time per path.
 const (
-	maxLeftSample      = 8
-	maxProtectedSample = 24
+	maxLeftSample      = 4
+	maxProtectedSample = 8
 )
 
 // addedNameOf is the new file the probe and the consistency scenarios add
