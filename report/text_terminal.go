@@ -15,6 +15,7 @@ import (
 // with no markdown. One line per check gives its conclusion, duration and
 // title; findings read "path:line: level: message".
 func (r *Report) Text() string {
+	r = r.quieted()
 	var b strings.Builder
 	title := "template-verify"
 	if r.Repo != "" {
@@ -55,12 +56,7 @@ func (r *Report) Text() string {
 		tw.Flush()
 	}
 
-	var findings []string
-	for _, res := range r.Results {
-		for _, f := range res.Findings {
-			findings = append(findings, textFinding(res.Check, f))
-		}
-	}
+	findings := textFindings(r)
 	if len(findings) > 0 {
 		b.WriteString("\nfindings:\n")
 		for _, f := range findings {
@@ -120,6 +116,30 @@ func inertCommands(text string) string {
 		lines[i] = strings.ReplaceAll(l, "##[", "## [")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// textFindings lists the findings in check order, grouped by cause as
+// the comment groups them: a failure that shares its root with an earlier
+// one is listed under it, "same cause (check): …", and not again in its
+// own place.
+func textFindings(r *Report) []string {
+	heads, folded := causeGroups(r)
+	var out []string
+	for ri, res := range r.Results {
+		for fi, f := range res.Findings {
+			at := findingAt{ri, fi}
+			if folded[at] {
+				continue
+			}
+			out = append(out, textFinding(res.Check, f))
+			if c := heads[at]; c != nil {
+				for _, s := range c.also {
+					out = append(out, "    same cause ("+plain(s.check)+"): "+textFinding(s.check, s.finding))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // textFinding writes "path:line: level: title: message", with the check's

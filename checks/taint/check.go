@@ -52,6 +52,9 @@ type settings struct {
 	writable, protect, steps []string
 	profile                  string
 	tamper                   bool
+	// defaultProtect: the head's config does not set taint.protect, so
+	// the default list decides which names fail.
+	defaultProtect bool
 }
 
 func settingsOf(base, head *config.Config) settings {
@@ -59,7 +62,7 @@ func settingsOf(base, head *config.Config) settings {
 	if h == nil {
 		h = &config.Taint{}
 	}
-	s := settings{writable: h.WritableGlobs(), protect: h.ProtectedNames(), steps: h.StepPatterns(), profile: h.Profile(), tamper: h.TamperRun()}
+	s := settings{writable: h.WritableGlobs(), protect: h.ProtectedNames(), steps: h.StepPatterns(), profile: h.Profile(), tamper: h.TamperRun(), defaultProtect: len(h.Protect) == 0}
 	if base != nil && base.Taint != nil {
 		b := base.Taint
 		for _, g := range b.WritableGlobs() {
@@ -137,7 +140,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	rows, withSource := gatherRows(heads, bases, st)
 	setText := setTexter(heads)
 	counts := addProtected(&res, rows, reasonLines(heads, rows), setText, preFails)
-	others := addOthers(&res, rows, setText)
+	others := addOthers(&res, rows, setText, st.defaultProtect)
 	res.Figures = append(res.Figures,
 		checks.Figure{Label: "Shell scripts analysed (template x variable set)", Value: strconv.Itoa(len(heads))},
 		checks.Figure{Label: "Scripts that source an agent-writable file", Value: strconv.Itoa(withSource)},
@@ -294,8 +297,9 @@ func addProtected(res *checks.Result, rows []*useRow, reasonLine map[*useRow]int
 
 // addOthers adds the table of all rows and one warning per template
 // naming its unprotected names, and returns how many distinct template
-// and name pairs are unprotected.
-func addOthers(res *checks.Result, rows []*useRow, setText func(*useRow) string) int {
+// and name pairs are unprotected. The warnings are advisory when the
+// default taint.protect, not the repository's config, left the names out.
+func addOthers(res *checks.Result, rows []*useRow, setText func(*useRow) string, advisory bool) int {
 	others := 0
 	otherNames := map[string]bool{}
 	for _, r := range rows {
@@ -330,7 +334,7 @@ func addOthers(res *checks.Result, rows []*useRow, setText func(*useRow) string)
 	res.Tables = append(res.Tables, t)
 	for _, tp := range order {
 		names := perTemplate[tp]
-		res.Findings = append(res.Findings, checks.Finding{Path: tp, Level: checks.LevelWarning,
+		res.Findings = append(res.Findings, checks.Finding{Path: tp, Level: checks.LevelWarning, Advisory: advisory,
 			Title:   fmt.Sprintf("%s a sourced file could change", plural(len(names), "name")),
 			Message: fmt.Sprintf("After a source of a file the agent can write, the script uses %s that the file could change. The table lists them: %s. taint.protect lists the names that must not change.", plural(len(names), "name"), limitList(names, 12))})
 	}
