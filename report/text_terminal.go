@@ -17,35 +17,7 @@ import (
 func (r *Report) Text() string {
 	r = r.quieted()
 	var b strings.Builder
-	title := "template-verify"
-	if r.Repo != "" {
-		title += ": " + plain(r.Repo)
-	}
-	b.WriteString(title + "\n")
-	if r.Base != "" || r.BaseRev != "" {
-		fmt.Fprintf(&b, "base:       %s\n", textRev(r.BaseRev, r.Base))
-	}
-	if r.Head != "" || r.HeadRev != "" {
-		fmt.Fprintf(&b, "head:       %s\n", textRev(r.HeadRev, r.Head))
-	}
-	if r.MergeBase != "" && r.MergeBase != r.Base {
-		fmt.Fprintf(&b, "merge base: %s\n", short(r.MergeBase))
-	}
-	switch {
-	case len(r.Templates) == 0 && len(r.Results) == 0:
-		b.WriteString("templates:  none changed, nothing to verify\n")
-	case len(r.Templates) == 0:
-		b.WriteString("templates:  none changed\n")
-	default:
-		fmt.Fprintf(&b, "templates:  %d\n", len(r.Templates))
-		for _, t := range r.Templates {
-			fmt.Fprintf(&b, "  %s %s\n", plain(t.Path), mark(t))
-		}
-	}
-	fmt.Fprintf(&b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
-	if r.Duration > 0 {
-		fmt.Fprintf(&b, "duration:   %s\n", seconds(r.Duration))
-	}
+	r.textHead(&b)
 
 	if len(r.Results) > 0 {
 		b.WriteString("\nchecks:\n")
@@ -100,6 +72,40 @@ func (r *Report) Text() string {
 		b.WriteString("\nreproduce:\n  " + plain(r.Command) + "\n")
 	}
 	return inertCommands(b.String())
+}
+
+// textHead writes the lines before the checks: the repository, the
+// revisions, the templates, the result and the duration.
+func (r *Report) textHead(b *strings.Builder) {
+	title := "template-verify"
+	if r.Repo != "" {
+		title += ": " + plain(r.Repo)
+	}
+	b.WriteString(title + "\n")
+	if r.Base != "" || r.BaseRev != "" {
+		fmt.Fprintf(b, "base:       %s\n", textRev(r.BaseRev, r.Base))
+	}
+	if r.Head != "" || r.HeadRev != "" {
+		fmt.Fprintf(b, "head:       %s\n", textRev(r.HeadRev, r.Head))
+	}
+	if r.MergeBase != "" && r.MergeBase != r.Base {
+		fmt.Fprintf(b, "merge base: %s\n", short(r.MergeBase))
+	}
+	switch {
+	case len(r.Templates) == 0 && len(r.Results) == 0:
+		b.WriteString("templates:  none changed, nothing to verify\n")
+	case len(r.Templates) == 0:
+		b.WriteString("templates:  none changed\n")
+	default:
+		fmt.Fprintf(b, "templates:  %d\n", len(r.Templates))
+		for _, t := range r.Templates {
+			fmt.Fprintf(b, "  %s %s\n", plain(t.Path), mark(t))
+		}
+	}
+	fmt.Fprintf(b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
+	if r.Duration > 0 {
+		fmt.Fprintf(b, "duration:   %s\n", seconds(r.Duration))
+	}
 }
 
 // inertCommands keeps PR text (file names, titles) from becoming a
