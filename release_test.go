@@ -62,3 +62,57 @@ func TestReleaseBuildsCarryTheRevision(t *testing.T) {
 		t.Error("release.yml builds no image with docker/build-push-action")
 	}
 }
+
+// TestReleaseAttachesBinaries: the release workflow builds the CLI for
+// linux amd64 and arm64 (at least) with the version and the revision
+// (-X main.revision), checks that the built binary names its revision,
+// writes SHA256SUMS of the binaries, and publishes them on the tag's
+// GitHub release.
+func TestReleaseAttachesBinaries(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(".github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string
+				Run  string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var build, publish string
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			switch {
+			case strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/template-verify"):
+				build = s.Run
+			case strings.Contains(s.Run, "gh release create"):
+				publish = s.Run
+			}
+		}
+	}
+	if build == "" {
+		t.Fatal("release.yml has no step that builds ./cmd/template-verify")
+	}
+	for _, want := range []string{"linux/amd64", "linux/arm64", "-X main.revision=$GITHUB_SHA", "-X main.version=v$VERSION", "CGO_ENABLED=0", "sha256sum", "SHA256SUMS", `version | tee /dev/stderr | grep -q "revision ${GITHUB_SHA:0:12}"`} {
+		if !strings.Contains(build, want) {
+			t.Errorf("the binaries' build step lacks %q:\n%s", want, build)
+		}
+	}
+	if publish == "" {
+		t.Fatal("release.yml publishes no GitHub release")
+	}
+	for _, want := range []string{`"v$VERSION"`, "dist/template-verify-*", "dist/SHA256SUMS", "--verify-tag"} {
+		if !strings.Contains(publish, want) {
+			t.Errorf("the release step lacks %q:\n%s", want, publish)
+		}
+	}
+	if strings.Index(string(data), "gh release create") < strings.Index(string(data), "git push origin \"refs/tags/v$VERSION\"") {
+		t.Error("the release is created before its tag is pushed")
+	}
+}

@@ -61,6 +61,11 @@ type Finding struct {
 	// Details holds raw text (a diff, two outputs side by side) shown in a
 	// code block under the finding.
 	Details string `json:"details,omitempty"`
+	// Advisory marks a warning that comes from a default setting which
+	// may not apply to this repository (a default sync group whose copy
+	// is missing, names the default taint.protect leaves out). In a check
+	// that passes, the reports list it with the notes, not as a warning.
+	Advisory bool `json:"advisory,omitempty"`
 }
 
 // Figure is one measured number with the command that reproduces it, for

@@ -64,11 +64,11 @@ func wordChange(c checks.Change) changeText {
 	}
 	t.Effect = fmt.Sprintf("The rendered output gets %s and loses %s.", perSet(c.AddedPerSet, "new line"), perSet(c.RemovedPerSet, "line"))
 	if c.FirstAdded != "" {
-		t.Effect += " First new line: " + quote(c.FirstAdded) + "."
+		t.Effect += " First new line: " + quote(window(c.FirstAdded, c.FirstRemoved)) + "."
 	}
 	t.Before = "The base has no lines in place of the new ones."
 	if c.FirstRemoved != "" {
-		t.Before = "First removed line: " + quote(c.FirstRemoved) + "."
+		t.Before = "First removed line: " + quote(window(c.FirstRemoved, c.FirstAdded)) + "."
 	}
 	return t
 }
@@ -88,6 +88,36 @@ func perSet(counts []int, noun string) string {
 		return fmt.Sprintf("%s in each of %d variable sets", plural(lo, noun, noun+"s"), len(counts))
 	}
 	return fmt.Sprintf("%s to %s per variable set", thousands(lo), plural(hi, noun, noun+"s"))
+}
+
+// windowLead is how many characters of the text both lines share a quote
+// keeps before the first character where they differ.
+const windowLead = 24
+
+// window is the part of line that a quote of at most maxQuote characters
+// shows: the line from its start when it fits, or when it differs from
+// other within its first maxQuote-windowLead characters; else "…", then
+// the line from windowLead characters (moved on to the next word) before
+// the first difference. Two long lines that differ late then show where
+// they differ, not the same first 80 characters.
+func window(line, other string) string {
+	rs := []rune(line)
+	if len(rs) <= maxQuote || other == "" {
+		return line
+	}
+	os := []rune(other)
+	p := 0
+	for p < len(rs) && p < len(os) && rs[p] == os[p] {
+		p++
+	}
+	if p <= maxQuote-windowLead {
+		return line
+	}
+	start := p - windowLead
+	if i := slices.Index(rs[start:p], ' '); i >= 0 {
+		start += i + 1
+	}
+	return markdown.Ellipsis + string(rs[start:])
 }
 
 // quote is a rendered line as inline code, at most maxQuote characters.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
@@ -33,6 +34,20 @@ func TestWordChange(t *testing.T) {
 			changeText{"changed, output changes in 2 of 3 variable sets; does not render at head in 1 of 3 variable sets", "The rendered output gets 1 new line in each of 2 variable sets and loses 0 lines in each of 2 variable sets.", "The base has no lines in place of the new ones."}},
 		{"a range", checks.Change{Status: "modified", Sets: 2, AddedPerSet: []int{1, 1200}, RemovedPerSet: []int{0, 1}},
 			changeText{"changed, output changes in 2 of 2 variable sets", "The rendered output gets 1 to 1,200 new lines per variable set and loses 0 to 1 line per variable set.", "The base has no lines in place of the new ones."}},
+		{"long lines that differ late show where they differ",
+			checks.Change{Status: "modified", Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1},
+				FirstAdded:   "RULE: The grader restores benchmarks, asv.conf files, .snapshots, conftest.py files, .github/ and test files (tests/ folders) to the starting tree.",
+				FirstRemoved: "RULE: The grader restores benchmarks, asv.conf files, .snapshots, conftest.py files and .github/ to the starting tree before timing and tests."},
+			changeText{"changed, output changes in 1 of 1 variable set",
+				"The rendered output gets 1 new line and loses 1 line. First new line: `…conftest.py files, .github/ and test files (tests/ folders) to the starting tr…`.",
+				"First removed line: `…conftest.py files and .github/ to the starting tree before timing and tests.`."}},
+		{"long lines that differ early show their start",
+			checks.Change{Status: "modified", Sets: 1, AddedPerSet: []int{1}, RemovedPerSet: []int{1},
+				FirstAdded:   "x := " + strings.Repeat("a", 90),
+				FirstRemoved: "y := " + strings.Repeat("a", 90)},
+			changeText{"changed, output changes in 1 of 1 variable set",
+				"The rendered output gets 1 new line and loses 1 line. First new line: `x := " + strings.Repeat("a", 74) + "…`.",
+				"First removed line: `y := " + strings.Repeat("a", 74) + "…`."}},
 	} {
 		if got := wordChange(tc.c); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)

@@ -43,6 +43,7 @@ const maxFindingDetails = 16 << 10
 // the command line that repeats the run; maxAnnotations <= 0 means
 // DefaultMaxAnnotations.
 func CheckRun(res checks.Result, command string, maxAnnotations int) RunOutput {
+	res = quiet(res)
 	if maxAnnotations <= 0 {
 		maxAnnotations = DefaultMaxAnnotations
 	}

@@ -22,6 +22,7 @@ func (r *Report) Markdown() (string, error) {
 // the Notes section. It fails only when the comment does not fit after
 // every cut.
 func (r *Report) MarkdownLimit(limit int) (string, error) {
+	r = r.quieted()
 	t, err := parsed()
 	if err != nil {
 		return "", err

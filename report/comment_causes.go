@@ -17,6 +17,7 @@ const maxAlsoSeen = 5
 type cause struct {
 	check   string
 	finding checks.Finding
+	at      findingAt
 	keys    map[string]bool
 	also    []seen
 }
@@ -24,7 +25,13 @@ type cause struct {
 // seen is a finding that folds under a cause.
 type seen struct {
 	check, label string
+	finding      checks.Finding
+	at           findingAt
 }
+
+// findingAt is where a finding is in a report: the index of its result,
+// and its index in the result's findings.
+type findingAt struct{ result, finding int }
 
 // Roots a finding can share with an earlier one. A location or an
 // undefined name is one root in any check. The text of a bash syntax
@@ -66,8 +73,8 @@ func rootKeys(f checks.Finding) (own, shared map[string]bool) {
 // finding that shares a root with an earlier cause folds under it.
 func causesOf(r *Report) []*cause {
 	var out []*cause
-	for _, res := range r.Results {
-		for _, f := range res.Findings {
+	for ri, res := range r.Results {
+		for fi, f := range res.Findings {
 			if f.Level != checks.LevelFailure {
 				continue
 			}
@@ -87,14 +94,28 @@ func causesOf(r *Report) []*cause {
 				for k := range shared {
 					keys[k] = true
 				}
-				out = append(out, &cause{check: res.Check, finding: f, keys: keys})
+				out = append(out, &cause{check: res.Check, finding: f, at: findingAt{ri, fi}, keys: keys})
 				continue
 			}
 			loc := markdown.Location(into.finding.Path, into.finding.Line, into.finding.EndLine)
-			into.also = append(into.also, seen{check: res.Check, label: seenLabel(f, loc)})
+			into.also = append(into.also, seen{check: res.Check, label: seenLabel(f, loc), finding: f, at: findingAt{ri, fi}})
 		}
 	}
 	return out
+}
+
+// causeGroups are the causes of r by where their first finding is, and
+// the findings that fold under a cause, for the outputs that list every
+// finding (text, SARIF): they list a cause's findings under it.
+func causeGroups(r *Report) (heads map[findingAt]*cause, folded map[findingAt]bool) {
+	heads, folded = map[findingAt]*cause{}, map[findingAt]bool{}
+	for _, c := range causesOf(r) {
+		heads[c.at] = c
+		for _, s := range c.also {
+			folded[s.at] = true
+		}
+	}
+	return heads, folded
 }
 
 // shares reports whether a finding of check with these roots has the

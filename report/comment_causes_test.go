@@ -1,10 +1,13 @@
 package report
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/sarifcheck"
 )
 
 // failingCauses is a run with two causes, as the demo's bad head has: an
@@ -128,5 +131,80 @@ func TestAlsoSeenLabels(t *testing.T) {
 	items, _ := leadFailures(r)
 	if len(items) != 1 || !strings.HasSuffix(items[0], "also seen in: **restore** `Scenario b cannot be set up` (2 findings).") {
 		t.Errorf("lead: %q", items)
+	}
+}
+
+// TestTextAndSARIFGroupCauses: the text and SARIF outputs group the
+// failures by cause as the comment does. The findings that fold under a
+// cause are listed under it in the text ("same cause"), and in SARIF they
+// are the cause's related locations, linked from its message, not results
+// of their own; the log still passes code scanning's rules.
+func TestTextAndSARIFGroupCauses(t *testing.T) {
+	t.Parallel()
+	r := failingCauses()
+	text := r.Text()
+	block := text[strings.Index(text, "findings:\n"):]
+	block = block[:strings.Index(block, "\n\n")]
+	lines := strings.Split(block, "\n")[1:]
+	var top, under []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "    same cause (") {
+			under = append(under, l)
+		} else {
+			top = append(top, l)
+		}
+	}
+	if len(top) != 4 || len(under) != 5 {
+		t.Fatalf("%d findings and %d under a cause, want 4 (2 render causes, test_other, the warning) and 5:\n%s", len(top), len(under), block)
+	}
+	if !strings.Contains(lines[1], "same cause (pytest)") || !strings.Contains(lines[1], "test_harbor_template_renders[run_pytest=False,rounds=5") {
+		t.Errorf("the first pytest test with the undefined name is not under its cause:\n%s", block)
+	}
+	if !strings.Contains(block, "    same cause (sync): src/datasmith/harbor_adapter/template/tests/test.sh:53: failure:") {
+		t.Errorf("the sync finding is not under the bash error:\n%s", block)
+	}
+
+	b, err := r.SARIF(SARIFOptions{ToolVersion: "v1.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifcheck.Validate(b); err != nil {
+		t.Errorf("code scanning would refuse the grouped log: %v", err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string `json:"ruleId"`
+				Level   string `json:"level"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Related []struct {
+					ID int `json:"id"`
+				} `json:"relatedLocations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatal(err)
+	}
+	var errors, related int
+	for _, res := range log.Runs[0].Results {
+		if res.Level == "error" {
+			errors++
+		}
+		related += len(res.Related)
+		for _, rl := range res.Related {
+			if !strings.Contains(res.Message.Text, fmt.Sprintf("](%d)", rl.ID)) {
+				t.Errorf("the message of a %s result does not link related location %d: %s", res.RuleID, rl.ID, res.Message.Text)
+			}
+		}
+	}
+	if errors != 3 || related != 5 {
+		t.Errorf("%d error results with %d related locations, want 3 causes with 5", errors, related)
+	}
+	first := log.Runs[0].Results[0]
+	if want := `Also seen in: [pytest: test_templates.py::test_harbor_template_renders\[run_pytest=False,rounds=5-tests/test.sh\]](1)`; !strings.Contains(first.Message.Text, want) {
+		t.Errorf("the first cause's message %q lacks %q", first.Message.Text, want)
 	}
 }

@@ -128,7 +128,10 @@ func shorten(d *details, budget int) (shown, total int, ok bool) {
 }
 
 // cutLists halves the longest list. It reports false when every list is
-// empty.
+// empty. It is about 90 lines: it measures each kind of list (a check's
+// findings, a table's rows, the causes listed first, the changes, the
+// file tree), picks the longest and cuts it; the measure and the cut of
+// each kind sit side by side on purpose.
 func (v *view) cutLists() bool {
 	type cutList struct {
 		size int

@@ -36,6 +36,40 @@ func changeViewOf(n int, c checks.Change) *changeView {
 	return cv
 }
 
+// foldSummary is the one line the changes of a passing run fold under:
+// how many templates change their rendered output, how many keep it, and
+// how many are new or deleted.
+func foldSummary(r *Report) string {
+	var total, changed, same, added, deleted, other int
+	for _, res := range r.Results {
+		for _, c := range res.Changes {
+			total++
+			switch {
+			case c.Status == "added":
+				added++
+			case c.Status == "deleted":
+				deleted++
+			case len(c.AddedPerSet) > 0:
+				changed++
+			case c.SameSets == c.Sets:
+				same++
+			default:
+				other++
+			}
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		n      int
+		format string
+	}{{changed, "output changes in %d"}, {same, "same output in %d"}, {added, "%d new"}, {deleted, "%d deleted"}, {other, "not compared in %d"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf(p.format, p.n))
+		}
+	}
+	return fmt.Sprintf("%s: %s. The effect and rendered diff of each", capital(plural(total, "changed template", "changed templates")), strings.Join(parts, ", "))
+}
+
 func diffSummary(c checks.Change) string {
 	return fmt.Sprintf("Rendered diff: %s added, %s removed", plural(c.Added, "line", "lines"), plural(c.Removed, "line", "lines"))
 }

@@ -20,6 +20,7 @@ type view struct {
 	TreeIntro    string
 	Tree         *block
 	Changes      []*changeView
+	ChangesFold  string // the summary line all changes fold under; "" shows them
 	ChangesCut   string
 	Compare      string
 	Rows         []rowView
@@ -109,6 +110,9 @@ func buildView(r *Report) *view {
 	v.Purpose = purpose(r)
 	v.setTree()
 	v.Changes = changeViews(r)
+	if r.Overall == checks.Success {
+		v.ChangesFold = foldSummary(r)
+	}
 	v.Compare = compare(r)
 	for _, res := range r.Results {
 		v.Rows = append(v.Rows, row(res))

@@ -48,6 +48,7 @@ func (l LeftOut) Note(perLevel int) string {
 // first, then check order. A check that failed or did not run with no
 // failure finding gets one annotation of its own.
 func StepAnnotations(rep *Report, perLevel int) ([]StepAnnotation, LeftOut) {
+	rep = rep.quieted()
 	var all []StepAnnotation
 	for _, res := range rep.Results {
 		if a, ok := checkStepAnnotation(res); ok {

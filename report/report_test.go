@@ -527,7 +527,7 @@ func visibleLines(md string) int {
 
 // TestCommentLeadsWithVerdict: the first visible line is the verdict, a
 // failing comment shows its first cause within 5 lines, linked to its
-// line at head, and a passing one fits in 25 visible lines.
+// line at head, and a passing one fits in maxPassingLines visible lines.
 func TestCommentLeadsWithVerdict(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -537,7 +537,7 @@ func TestCommentLeadsWithVerdict(t *testing.T) {
 		maxVisible  int
 		failureLink string // the first failure's link, "" for a pass
 	}{
-		{"linked-pass", linkedPass(), "**✅ Passed** at [`222222222222`](https://github.com/formula-code/datasmith/commit/" + headSha + "). All 3 checks passed.", 25, ""},
+		{"linked-pass", linkedPass(), "**✅ Passed** at [`222222222222`](https://github.com/formula-code/datasmith/commit/" + headSha + "). All 3 checks passed.", maxPassingLines, ""},
 		{"linked-fail", linkedFail(), "**❌ Failed** at [`222222222222`](https://github.com/formula-code/datasmith/commit/" + headSha + "). 1 of 3 checks failed: render.", 60,
 			"[`src/datasmith/harbor_adapter/template/tests/test.sh:57`](https://github.com/formula-code/datasmith/blob/" + headSha + "/src/datasmith/harbor_adapter/template/tests/test.sh#L57)"},
 		{"not-run", notRun(), "**🚫 Not run** at `222222222222`.", 25, ""},

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/formula-code/template-verify/checks"
 )
@@ -77,16 +78,21 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+	// RelatedLocations are the findings that share the result's cause
+	// (as the comment's "also seen in"); the message links to them by id.
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 }
 
 type sarifLocation struct {
+	ID               int           `json:"id,omitempty"`
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifMessage `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -164,6 +170,7 @@ var checkSummaries = map[string]string{
 // scanning rejects a file with one) points at line 1 of the first changed
 // template, else of the configuration file.
 func (r *Report) SARIF(o SARIFOptions) ([]byte, error) {
+	r = r.quieted()
 	docs := o.DocsURL
 	if docs == "" {
 		docs = DocsURL(o.ToolVersion)
@@ -186,6 +193,7 @@ func (r *Report) SARIF(o SARIFOptions) ([]byte, error) {
 		},
 	}
 	fallback := r.sarifFallback()
+	heads, folded := causeGroups(r)
 	seen := map[string]int{}
 	add := func(res sarifResult) {
 		res.PartialFingerprints = sarifFingerprint(res, seen)
@@ -202,14 +210,23 @@ func (r *Report) SARIF(o SARIFOptions) ([]byte, error) {
 			HelpURI:          docs + url.PathEscape(res.Check) + ".md",
 		})
 		run.Properties.Checks = append(run.Properties.Checks, sarifCheckStatus{Check: res.Check, Conclusion: res.Conclusion, Title: res.Title})
-		for _, f := range res.Findings {
-			add(sarifResult{
+		for fi, f := range res.Findings {
+			at := findingAt{i, fi}
+			if folded[at] {
+				continue
+			}
+			sr := sarifResult{
 				RuleID:    res.Check,
 				RuleIndex: i,
 				Level:     sarifLevel(f.Level),
 				Message:   sarifMessage{Text: sarifText(f)},
 				Locations: sarifLocations(f, fallback),
-			})
+			}
+			sr.PartialFingerprints = sarifFingerprint(sr, seen)
+			if c := heads[at]; c != nil {
+				sarifRelate(&sr, c, fallback)
+			}
+			run.Results = append(run.Results, sr)
 		}
 		if level, ok := checkLevel(res); ok {
 			add(sarifResult{
@@ -231,6 +248,45 @@ func (r *Report) SARIF(o SARIFOptions) ([]byte, error) {
 		return nil, fmt.Errorf("report: encode SARIF: %w", err)
 	}
 	return b, nil
+}
+
+// MaxSARIFRelated is the most related locations a result gets: GitHub
+// keeps the first 1,000 of a result.
+const MaxSARIFRelated = 1000
+
+// maxSARIFAlso is how many findings of a cause a result's message links
+// to before "and N more".
+const maxSARIFAlso = 10
+
+// sarifRelate gives the result of cause c a related location for each
+// finding that shares its root, and ends its message with links to them,
+// "Also seen in: [pytest: tests/x.py:3](1), …", as the comment's bullet
+// does. The fingerprint, made before, does not depend on them.
+func sarifRelate(sr *sarifResult, c *cause, fallback string) {
+	var links []string
+	for i, s := range c.also {
+		if i == MaxSARIFRelated {
+			break
+		}
+		loc := sarifLocations(s.finding, fallback)[0]
+		loc.ID = i + 1
+		loc.Message = &sarifMessage{Text: s.check + ": " + sarifText(s.finding)}
+		sr.RelatedLocations = append(sr.RelatedLocations, loc)
+		if i < maxSARIFAlso {
+			links = append(links, fmt.Sprintf("[%s](%d)", sarifLinkText(s.check+": "+s.label), loc.ID))
+		}
+	}
+	also := " Also seen in: " + strings.Join(links, ", ")
+	if n := len(c.also) - len(links); n > 0 {
+		also += fmt.Sprintf(" and %d more", n)
+	}
+	sr.Message.Text += also + "."
+}
+
+// sarifLinkText escapes the text of a link in a SARIF message: a
+// backslash, "[" and "]" get a backslash.
+func sarifLinkText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(s)
 }
 
 // sarifFallback is the file a result without one points at: the first

@@ -15,36 +15,9 @@ import (
 // with no markdown. One line per check gives its conclusion, duration and
 // title; findings read "path:line: level: message".
 func (r *Report) Text() string {
+	r = r.quieted()
 	var b strings.Builder
-	title := "template-verify"
-	if r.Repo != "" {
-		title += ": " + plain(r.Repo)
-	}
-	b.WriteString(title + "\n")
-	if r.Base != "" || r.BaseRev != "" {
-		fmt.Fprintf(&b, "base:       %s\n", textRev(r.BaseRev, r.Base))
-	}
-	if r.Head != "" || r.HeadRev != "" {
-		fmt.Fprintf(&b, "head:       %s\n", textRev(r.HeadRev, r.Head))
-	}
-	if r.MergeBase != "" && r.MergeBase != r.Base {
-		fmt.Fprintf(&b, "merge base: %s\n", short(r.MergeBase))
-	}
-	switch {
-	case len(r.Templates) == 0 && len(r.Results) == 0:
-		b.WriteString("templates:  none changed, nothing to verify\n")
-	case len(r.Templates) == 0:
-		b.WriteString("templates:  none changed\n")
-	default:
-		fmt.Fprintf(&b, "templates:  %d\n", len(r.Templates))
-		for _, t := range r.Templates {
-			fmt.Fprintf(&b, "  %s %s\n", plain(t.Path), mark(t))
-		}
-	}
-	fmt.Fprintf(&b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
-	if r.Duration > 0 {
-		fmt.Fprintf(&b, "duration:   %s\n", seconds(r.Duration))
-	}
+	r.textHead(&b)
 
 	if len(r.Results) > 0 {
 		b.WriteString("\nchecks:\n")
@@ -55,12 +28,7 @@ func (r *Report) Text() string {
 		tw.Flush()
 	}
 
-	var findings []string
-	for _, res := range r.Results {
-		for _, f := range res.Findings {
-			findings = append(findings, textFinding(res.Check, f))
-		}
-	}
+	findings := textFindings(r)
 	if len(findings) > 0 {
 		b.WriteString("\nfindings:\n")
 		for _, f := range findings {
@@ -106,6 +74,40 @@ func (r *Report) Text() string {
 	return inertCommands(b.String())
 }
 
+// textHead writes the lines before the checks: the repository, the
+// revisions, the templates, the result and the duration.
+func (r *Report) textHead(b *strings.Builder) {
+	title := "template-verify"
+	if r.Repo != "" {
+		title += ": " + plain(r.Repo)
+	}
+	b.WriteString(title + "\n")
+	if r.Base != "" || r.BaseRev != "" {
+		fmt.Fprintf(b, "base:       %s\n", textRev(r.BaseRev, r.Base))
+	}
+	if r.Head != "" || r.HeadRev != "" {
+		fmt.Fprintf(b, "head:       %s\n", textRev(r.HeadRev, r.Head))
+	}
+	if r.MergeBase != "" && r.MergeBase != r.Base {
+		fmt.Fprintf(b, "merge base: %s\n", short(r.MergeBase))
+	}
+	switch {
+	case len(r.Templates) == 0 && len(r.Results) == 0:
+		b.WriteString("templates:  none changed, nothing to verify\n")
+	case len(r.Templates) == 0:
+		b.WriteString("templates:  none changed\n")
+	default:
+		fmt.Fprintf(b, "templates:  %d\n", len(r.Templates))
+		for _, t := range r.Templates {
+			fmt.Fprintf(b, "  %s %s\n", plain(t.Path), mark(t))
+		}
+	}
+	fmt.Fprintf(b, "result:     %s\n", strings.ToUpper(Word(r.Overall)))
+	if r.Duration > 0 {
+		fmt.Fprintf(b, "duration:   %s\n", seconds(r.Duration))
+	}
+}
+
 // inertCommands keeps PR text (file names, titles) from becoming a
 // workflow command when the text report is printed in a workflow step:
 // the runner reads a line that starts with "::" after white space as a
@@ -120,6 +122,30 @@ func inertCommands(text string) string {
 		lines[i] = strings.ReplaceAll(l, "##[", "## [")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// textFindings lists the findings in check order, grouped by cause as
+// the comment groups them: a failure that shares its root with an earlier
+// one is listed under it, "same cause (check): …", and not again in its
+// own place.
+func textFindings(r *Report) []string {
+	heads, folded := causeGroups(r)
+	var out []string
+	for ri, res := range r.Results {
+		for fi, f := range res.Findings {
+			at := findingAt{ri, fi}
+			if folded[at] {
+				continue
+			}
+			out = append(out, textFinding(res.Check, f))
+			if c := heads[at]; c != nil {
+				for _, s := range c.also {
+					out = append(out, "    same cause ("+plain(s.check)+"): "+textFinding(s.check, s.finding))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // textFinding writes "path:line: level: title: message", with the check's

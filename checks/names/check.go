@@ -42,89 +42,15 @@ type item struct {
 	headOnly map[string]bool
 }
 
-// Run implements checks.Check.
+// Run implements checks.Check. Its steps: plan one Jinja2 parse job per
+// template side, run them in one Python helper, and judge the names each
+// head reads that no variable set defines.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
-	baseCfg := in.Config
-	if in.BaseConfig != nil {
-		baseCfg = in.BaseConfig
-	}
-	var req request
-	envs := map[[2]string]int{}
-	var envErr error
-	envOf := func(g *config.Group, rev string) int {
-		key := [2]string{rev, g.Name + "\x00" + g.Root}
-		if i, ok := envs[key]; ok {
-			return i
-		}
-		files, err := in.Plan.Trees.Get(ctx, rev, g.Root)
-		if err != nil {
-			envErr = fmt.Errorf("read %s: %w", g.Root, err)
-			return -1
-		}
-		links, _ := in.Plan.Trees.Symlinks(ctx, rev, g.Root)
-		lim := in.Config.Limits.Effective()
-		rel := map[string][]byte{}
-		prefix := strings.TrimSuffix(g.Root, "/") + "/"
-		for p, data := range files {
-			if _, isLink := links[p]; isLink || len(data) > lim.RenderOutput {
-				continue
-			}
-			if r, ok := strings.CutPrefix(p, prefix); ok {
-				rel[r] = data
-			}
-		}
-		i := req.addEnv(rel, g.Jinja)
-		envs[key] = i
-		return i
-	}
-	var items []*item
-	for _, t := range in.Plan.Templates {
-		g, ok := in.Config.Group(t.Group)
-		if !ok || g.Jinja.StrictUndefined {
-			continue
-		}
-		it := &item{tmpl: t, group: g.Name, root: g.Root, baseJob: -1, headJob: -1}
-		if t.AtHead() {
-			entries := g.TemplateFor(t.Rel)
-			if len(entries) == 0 {
-				continue
-			}
-			it.headDef = defined(g, entries[0], in.Config.Names)
-			if e := envOf(g, in.Plan.Head); e >= 0 {
-				it.headJob = len(req.Jobs)
-				req.Jobs = append(req.Jobs, pyJob{Env: e, Name: t.Rel})
-			}
-		}
-		if t.AtBase() {
-			bg, ok := baseCfg.Group(t.Group)
-			if !ok {
-				bg = g
-			}
-			entry := config.Template{}
-			if entries := bg.TemplateFor(t.OldRel); len(entries) > 0 {
-				entry = entries[0]
-			}
-			it.baseDef = defined(bg, entry, baseCfg.Names)
-			if in.BaseConfig != nil && it.headDef != nil && len(bg.TemplateFor(t.OldRel)) > 0 {
-				it.headOnly = map[string]bool{}
-				for n := range it.headDef {
-					if !it.baseDef[n] {
-						it.headOnly[n] = true
-						delete(it.headDef, n)
-					}
-				}
-			}
-			if e := envOf(bg, in.Plan.MergeBase); e >= 0 {
-				it.baseJob = len(req.Jobs)
-				req.Jobs = append(req.Jobs, pyJob{Env: e, Name: t.OldRel})
-			}
-		}
-		items = append(items, it)
-	}
-	if envErr != nil {
+	req, items, err := planJobs(ctx, in)
+	if err != nil {
 		res.Conclusion, res.Title = checks.Failure, "The templates could not be read"
-		res.Summary = envErr.Error()
+		res.Summary = err.Error()
 		return res
 	}
 	if len(items) == 0 {
@@ -145,15 +71,145 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 		res.Notes = append(res.Notes, "The names check parses templates with Python Jinja2; install python3 with jinja2 to run it.")
 		return res
 	}
-	found, err := run(ctx, python, &req, jinja.LimitsOf(in.Config.Limits.Effective()).Memory)
+	found, err := run(ctx, python, req, jinja.LimitsOf(in.Config.Limits.Effective()).Memory)
 	if err != nil {
 		res.Conclusion, res.Title = checks.NotRun, "Not run: the Jinja2 helper failed"
 		res.Summary = err.Error()
 		res.Notes = append(res.Notes, err.Error())
 		return res
 	}
-	strict := config.PreExistingFails(in.BaseConfig, in.Config)
-	judged, total := 0, 0
+	judged, total := judge(&res, items, found, config.PreExistingFails(in.BaseConfig, in.Config))
+	fails := res.Failures()
+	switch {
+	case fails > 0:
+		res.Conclusion = checks.Failure
+		res.Title = fmt.Sprintf("%s that no variable set defines", plural(fails, "new name"))
+	case judged == 0:
+		res.Conclusion = checks.NotRun
+		res.Title = "No template could be parsed"
+	default:
+		res.Conclusion = checks.Success
+		res.Title = fmt.Sprintf("No new undefined name in %s", plural(judged, "template"))
+	}
+	res.Summary = res.Title + "."
+	res.Figures = append(res.Figures,
+		checks.Figure{Label: "Templates without strict_undefined checked", Value: fmt.Sprint(judged)},
+		checks.Figure{Label: "Names no variable set defines", Value: fmt.Sprint(total)})
+	return res
+}
+
+// planner builds the helper's request: one environment per group root and
+// revision, read once.
+type planner struct {
+	ctx  context.Context
+	in   *checks.Input
+	req  request
+	envs map[[2]string]int
+	err  error // set when a tree could not be read
+}
+
+// envOf returns the index of the environment of g at rev, adding it on
+// first use; -1 when the tree cannot be read (p.err says why).
+func (p *planner) envOf(g *config.Group, rev string) int {
+	key := [2]string{rev, g.Name + "\x00" + g.Root}
+	if i, ok := p.envs[key]; ok {
+		return i
+	}
+	files, err := p.in.Plan.Trees.Get(p.ctx, rev, g.Root)
+	if err != nil {
+		p.err = fmt.Errorf("read %s: %w", g.Root, err)
+		return -1
+	}
+	links, _ := p.in.Plan.Trees.Symlinks(p.ctx, rev, g.Root)
+	lim := p.in.Config.Limits.Effective()
+	rel := map[string][]byte{}
+	prefix := strings.TrimSuffix(g.Root, "/") + "/"
+	for f, data := range files {
+		if _, isLink := links[f]; isLink || len(data) > lim.RenderOutput {
+			continue
+		}
+		if r, ok := strings.CutPrefix(f, prefix); ok {
+			rel[r] = data
+		}
+	}
+	i := p.req.addEnv(rel, g.Jinja)
+	p.envs[key] = i
+	return i
+}
+
+// planJobs makes an item, with a parse job per side it exists at, for
+// each changed template of a group without strict_undefined.
+func planJobs(ctx context.Context, in *checks.Input) (*request, []*item, error) {
+	p := &planner{ctx: ctx, in: in, envs: map[[2]string]int{}}
+	baseCfg := in.Config
+	if in.BaseConfig != nil {
+		baseCfg = in.BaseConfig
+	}
+	var items []*item
+	for _, t := range in.Plan.Templates {
+		g, ok := in.Config.Group(t.Group)
+		if !ok || g.Jinja.StrictUndefined {
+			continue
+		}
+		it := &item{tmpl: t, group: g.Name, root: g.Root, baseJob: -1, headJob: -1}
+		if t.AtHead() && !p.planHead(it, g) {
+			continue
+		}
+		if t.AtBase() {
+			p.planBase(it, g, baseCfg)
+		}
+		items = append(items, it)
+	}
+	return &p.req, items, p.err
+}
+
+// planHead adds the head's job of it; false when the head config selects
+// no template entry for it.
+func (p *planner) planHead(it *item, g *config.Group) bool {
+	entries := g.TemplateFor(it.tmpl.Rel)
+	if len(entries) == 0 {
+		return false
+	}
+	it.headDef = defined(g, entries[0], p.in.Config.Names)
+	if e := p.envOf(g, p.in.Plan.Head); e >= 0 {
+		it.headJob = len(p.req.Jobs)
+		p.req.Jobs = append(p.req.Jobs, pyJob{Env: e, Name: it.tmpl.Rel})
+	}
+	return true
+}
+
+// planBase adds the base's job of it, with the names the base config
+// defines; names only the head's config defines move to it.headOnly.
+func (p *planner) planBase(it *item, g *config.Group, baseCfg *config.Config) {
+	t := it.tmpl
+	bg, ok := baseCfg.Group(t.Group)
+	if !ok {
+		bg = g
+	}
+	entry := config.Template{}
+	if entries := bg.TemplateFor(t.OldRel); len(entries) > 0 {
+		entry = entries[0]
+	}
+	it.baseDef = defined(bg, entry, baseCfg.Names)
+	if p.in.BaseConfig != nil && it.headDef != nil && len(bg.TemplateFor(t.OldRel)) > 0 {
+		it.headOnly = map[string]bool{}
+		for n := range it.headDef {
+			if !it.baseDef[n] {
+				it.headOnly[n] = true
+				delete(it.headDef, n)
+			}
+		}
+	}
+	if e := p.envOf(bg, p.in.Plan.MergeBase); e >= 0 {
+		it.baseJob = len(p.req.Jobs)
+		p.req.Jobs = append(p.req.Jobs, pyJob{Env: e, Name: t.OldRel})
+	}
+}
+
+// judge adds a finding for each name a head reads that no variable set
+// defines, and notes for templates it could not judge; it returns how
+// many templates it judged and how many such names it found.
+func judge(res *checks.Result, items []*item, found []Found, strict bool) (judged, total int) {
 	for _, it := range items {
 		if it.headJob < 0 {
 			continue // deleted: nothing to read at the head
@@ -179,23 +235,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s includes a template whose name is computed at render time; its names were not checked.", path.Join(it.root, d)))
 		}
 	}
-	fails := res.Failures()
-	switch {
-	case fails > 0:
-		res.Conclusion = checks.Failure
-		res.Title = fmt.Sprintf("%s that no variable set defines", plural(fails, "new name"))
-	case judged == 0:
-		res.Conclusion = checks.NotRun
-		res.Title = "No template could be parsed"
-	default:
-		res.Conclusion = checks.Success
-		res.Title = fmt.Sprintf("No new undefined name in %s", plural(judged, "template"))
-	}
-	res.Summary = res.Title + "."
-	res.Figures = append(res.Figures,
-		checks.Figure{Label: "Templates without strict_undefined checked", Value: fmt.Sprint(judged)},
-		checks.Figure{Label: "Names no variable set defines", Value: fmt.Sprint(total)})
-	return res
+	return judged, total
 }
 
 // finding reports one undefined name at the head.

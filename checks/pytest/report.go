@@ -14,172 +14,216 @@ import (
 // ScenarioTable is the title of the runner scenario table.
 const ScenarioTable = "pytest runner scenarios"
 
+// tally is what assemble counts over the suites and the runner scenarios.
+type tally struct {
+	failed, timedOut, notRun, suitesBefore, regressions, before, flaky int
+	sandboxed, open                                                    int
+	scenFailed, scenTotal, scenBefore                                  int
+	lines                                                              []string // the summary's sentences
+}
+
 // assemble folds the suite and scenario results into the check result.
 func assemble(ctx context.Context, res checks.Result, suites []suiteResult, scen *runnerOutcome) checks.Result {
-	var failed, timedOut, notRun, suitesBefore, regressions, before, flaky int
-	var sandboxed, open int
-	var lines []string
+	var t tally
+	t.addSuites(&res, suites)
+	if scen != nil {
+		t.addScenarios(&res, scen)
+	}
+	if note := sandboxNote(ctx, t.sandboxed, t.open); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	res.Summary = strings.Join(t.lines, "\n")
+	t.conclude(&res, len(suites), scen)
+	return res
+}
+
+// addSuites adds each suite's figures, findings and summary sentence.
+func (t *tally) addSuites(res *checks.Result, suites []suiteResult) {
 	for _, s := range suites {
 		res.Figures = append(res.Figures, s.Figures...)
 		res.Findings = append(res.Findings, s.Findings...)
-		regressions += s.Regressions
-		before += s.Before
-		flaky += s.Flaky
-		countSandbox(s.Sandboxed, &sandboxed, &open)
+		t.regressions += s.Regressions
+		t.before += s.Before
+		t.flaky += s.Flaky
+		countSandbox(s.Sandboxed, &t.sandboxed, &t.open)
 		switch s.Status {
 		case suiteFailed:
-			failed++
+			t.failed++
 		case suiteTimedOut:
-			timedOut++
+			t.timedOut++
 		case suiteBefore:
-			suitesBefore++
+			t.suitesBefore++
 		case suiteNotRun:
-			notRun++
+			t.notRun++
 			res.Notes = append(res.Notes, fmt.Sprintf("The pytest suite %s did not run: %s", s.Name, lowerFirst(s.Reason)))
 		}
-		lines = append(lines, suiteLine(s))
+		t.lines = append(t.lines, suiteLine(s))
 	}
-	if before > 0 {
-		lines = append(lines, fmt.Sprintf("%s also fail at the base. They are not regressions.", plural(before, "test", "tests")))
+	if t.before > 0 {
+		t.lines = append(t.lines, fmt.Sprintf("%s also fail at the base. They are not regressions.", plural(t.before, "test", "tests")))
 	}
-	if flaky > 0 {
-		lines = append(lines, fmt.Sprintf("%s failed once and passed on the second run.", plural(flaky, "test", "tests")))
+	if t.flaky > 0 {
+		t.lines = append(t.lines, fmt.Sprintf("%s failed once and passed on the second run.", plural(t.flaky, "test", "tests")))
 	}
-	scenFailed, scenTotal, scenBefore := 0, 0, 0
-	if scen != nil {
-		if scen.Engine != nil {
-			res.Notes = append(res.Notes, engineNote("the runner template "+scen.Template, *scen.Engine))
+}
+
+// addScenarios adds the runner scenarios: a finding for each that fails,
+// their table and a summary sentence.
+func (t *tally) addScenarios(res *checks.Result, scen *runnerOutcome) {
+	if scen.Engine != nil {
+		res.Notes = append(res.Notes, engineNote("the runner template "+scen.Template, *scen.Engine))
+	}
+	if scen.Err != nil {
+		res.Findings = append(res.Findings, checks.Finding{
+			Path: scen.ErrPath, Line: scen.ErrLine, Level: checks.LevelFailure,
+			Title: "The runner scenarios did not run", Message: scen.Err.Error(),
+		})
+		t.lines = append(t.lines, "The runner scenarios did not run: "+scen.Err.Error()+".")
+		return
+	}
+	tb := checks.Table{Title: ScenarioTable, Header: []string{"Scenario", "Verdict", "Regressions"}}
+	if scen.Compared {
+		tb.Header = []string{"Scenario", "Verdict", "At base", "Regressions"}
+	}
+	for _, r := range scen.Results {
+		t.scenTotal++
+		countSandbox(r.Sandboxed, &t.sandboxed, &t.open)
+		verdict := "pass"
+		switch {
+		case r.Passed():
+		case r.PreExisting:
+			t.scenBefore++
+			verdict = "fails before this change: " + strings.Join(r.Problems, "; ")
+			res.Findings = append(res.Findings, preExistingFinding(scen, r))
+		default:
+			t.scenFailed++
+			verdict = "fail: " + strings.Join(r.Problems, "; ")
+			res.Findings = append(res.Findings, scenarioFinding(scen, r))
 		}
-		if scen.Err != nil {
-			res.Findings = append(res.Findings, checks.Finding{
-				Path: scen.ErrPath, Line: scen.ErrLine, Level: checks.LevelFailure,
-				Title: "The runner scenarios did not run", Message: scen.Err.Error(),
-			})
-			lines = append(lines, "The runner scenarios did not run: "+scen.Err.Error()+".")
-		} else {
-			t := checks.Table{Title: ScenarioTable, Header: []string{"Scenario", "Verdict", "Regressions"}}
-			if scen.Compared {
-				t.Header = []string{"Scenario", "Verdict", "At base", "Regressions"}
-			}
-			for _, r := range scen.Results {
-				scenTotal++
-				countSandbox(r.Sandboxed, &sandboxed, &open)
-				verdict := "pass"
-				switch {
-				case r.Passed():
-				case r.PreExisting:
-					scenBefore++
-					verdict = "fails before this change: " + strings.Join(r.Problems, "; ")
-					level := checks.LevelWarning
-					if scen.Strict {
-						level = checks.LevelFailure
-					}
-					why := "The base's runner fails it the same way, so this change does not cause it."
-					if scen.Same {
-						why = "The runner and its settings are the same at base and head, so this change does not cause it."
-					}
-					res.Findings = append(res.Findings, checks.Finding{
-						Path: scen.Template, Level: level,
-						Title:   cut("Runner scenario "+r.Name+" fails before this change", maxTitle),
-						Message: fmt.Sprintf("In the scenario %s, %s. %s", r.Name, strings.Join(r.Problems, "; "), why),
-						Details: r.Details,
-					})
-				default:
-					scenFailed++
-					verdict = "fail: " + strings.Join(r.Problems, "; ")
-					msg := fmt.Sprintf("In the scenario %s, %s.", r.Name, strings.Join(r.Problems, "; "))
-					switch r.Base {
-					case "pass":
-						msg += " The base's runner passes it: this change causes the failure."
-					case "fail":
-						msg += " The base's runner fails it too, but not with every problem above."
-					}
-					res.Findings = append(res.Findings, checks.Finding{
-						Path: scen.Template, Level: checks.LevelFailure,
-						Title:   cut("Runner scenario "+r.Name+" fails", maxTitle),
-						Message: msg,
-						Details: r.Details,
-					})
-				}
-				regs := "none"
-				if len(r.Reported) > 0 {
-					regs = strings.Join(r.Reported, ", ")
-				}
-				if scen.Compared {
-					base := r.Base
-					if base == "" {
-						base = "not run"
-					}
-					t.Rows = append(t.Rows, []string{r.Name, verdict, base, regs})
-				} else {
-					t.Rows = append(t.Rows, []string{r.Name, verdict, regs})
-				}
-			}
-			res.Tables = append(res.Tables, t)
-			line := fmt.Sprintf("The runner passes %d of %d scenarios.", scenTotal-scenFailed-scenBefore, scenTotal)
-			if scenBefore > 0 {
-				line += fmt.Sprintf(" %s before this change.", plural(scenBefore, "scenario fails", "scenarios fail"))
-			}
-			lines = append(lines, line)
-			if scen.BaseNote != "" {
-				res.Notes = append(res.Notes, scen.BaseNote)
-			}
-			if scen.Strict && scenBefore > 0 {
-				res.Notes = append(res.Notes, "The base config sets pre_existing: fail, so runner failures that happen before this change also fail the check.")
-				scenFailed += scenBefore
-				scenBefore = 0
-			}
-		}
+		tb.Rows = append(tb.Rows, scenarioRow(scen, r, verdict))
 	}
+	res.Tables = append(res.Tables, tb)
+	line := fmt.Sprintf("The runner passes %d of %d scenarios.", t.scenTotal-t.scenFailed-t.scenBefore, t.scenTotal)
+	if t.scenBefore > 0 {
+		line += fmt.Sprintf(" %s before this change.", plural(t.scenBefore, "scenario fails", "scenarios fail"))
+	}
+	t.lines = append(t.lines, line)
+	if scen.BaseNote != "" {
+		res.Notes = append(res.Notes, scen.BaseNote)
+	}
+	if scen.Strict && t.scenBefore > 0 {
+		res.Notes = append(res.Notes, "The base config sets pre_existing: fail, so runner failures that happen before this change also fail the check.")
+		t.scenFailed += t.scenBefore
+		t.scenBefore = 0
+	}
+}
+
+// preExistingFinding is the finding of a scenario that fails at base the
+// same way: a warning, or a failure when the base config sets
+// pre_existing: fail.
+func preExistingFinding(scen *runnerOutcome, r scenarioResult) checks.Finding {
+	level := checks.LevelWarning
+	if scen.Strict {
+		level = checks.LevelFailure
+	}
+	why := "The base's runner fails it the same way, so this change does not cause it."
+	if scen.Same {
+		why = "The runner and its settings are the same at base and head, so this change does not cause it."
+	}
+	return checks.Finding{
+		Path: scen.Template, Level: level,
+		Title:   cut("Runner scenario "+r.Name+" fails before this change", maxTitle),
+		Message: fmt.Sprintf("In the scenario %s, %s. %s", r.Name, strings.Join(r.Problems, "; "), why),
+		Details: r.Details,
+	}
+}
+
+// scenarioFinding is the failure of a scenario this change breaks.
+func scenarioFinding(scen *runnerOutcome, r scenarioResult) checks.Finding {
+	msg := fmt.Sprintf("In the scenario %s, %s.", r.Name, strings.Join(r.Problems, "; "))
+	switch r.Base {
+	case "pass":
+		msg += " The base's runner passes it: this change causes the failure."
+	case "fail":
+		msg += " The base's runner fails it too, but not with every problem above."
+	}
+	return checks.Finding{
+		Path: scen.Template, Level: checks.LevelFailure,
+		Title:   cut("Runner scenario "+r.Name+" fails", maxTitle),
+		Message: msg,
+		Details: r.Details,
+	}
+}
+
+// scenarioRow is a scenario's row of the scenario table.
+func scenarioRow(scen *runnerOutcome, r scenarioResult, verdict string) []string {
+	regs := "none"
+	if len(r.Reported) > 0 {
+		regs = strings.Join(r.Reported, ", ")
+	}
+	if !scen.Compared {
+		return []string{r.Name, verdict, regs}
+	}
+	base := r.Base
+	if base == "" {
+		base = "not run"
+	}
+	return []string{r.Name, verdict, base, regs}
+}
+
+// sandboxNote says which pytest runs used the sandbox, or "" when none ran.
+func sandboxNote(ctx context.Context, sandboxed, open int) string {
 	switch {
 	case sandboxed > 0 && open == 0:
-		res.Notes = append(res.Notes, "Every pytest run used the "+sandbox.Label(ctx)+" sandbox: no network, and writes only to its own folders.")
+		return "Every pytest run used the " + sandbox.Label(ctx) + " sandbox: no network, and writes only to its own folders."
 	case sandboxed > 0:
-		res.Notes = append(res.Notes, fmt.Sprintf("%d pytest runs used the "+sandbox.Label(ctx)+" sandbox and %d did not.", sandboxed, open))
+		return fmt.Sprintf("%d pytest runs used the "+sandbox.Label(ctx)+" sandbox and %d did not.", sandboxed, open)
 	case open > 0:
-		res.Notes = append(res.Notes, "The pytest runs did not use a sandbox: bubblewrap does not work on this machine. They had a clean environment and a time limit.")
+		return "The pytest runs did not use a sandbox: bubblewrap does not work on this machine. They had a clean environment and a time limit."
 	}
-	res.Summary = strings.Join(lines, "\n")
+	return ""
+}
 
-	scenBroken := scen != nil && (scen.Err != nil || scenFailed > 0)
+// conclude sets the conclusion and title from the counts.
+func (t *tally) conclude(res *checks.Result, suites int, scen *runnerOutcome) {
+	scenBroken := scen != nil && (scen.Err != nil || t.scenFailed > 0)
 	switch {
-	case failed > 0 || scenBroken:
+	case t.failed > 0 || scenBroken:
 		res.Conclusion = checks.Failure
 		var parts []string
-		if regressions > 0 {
-			parts = append(parts, plural(regressions, "test fails", "tests fail")+" at head")
-		} else if failed > 0 {
-			parts = append(parts, plural(failed, "pytest suite fails", "pytest suites fail"))
+		if t.regressions > 0 {
+			parts = append(parts, plural(t.regressions, "test fails", "tests fail")+" at head")
+		} else if t.failed > 0 {
+			parts = append(parts, plural(t.failed, "pytest suite fails", "pytest suites fail"))
 		}
-		if scenFailed > 0 {
-			parts = append(parts, fmt.Sprintf("the runner fails %d of %d scenarios", scenFailed, scenTotal))
+		if t.scenFailed > 0 {
+			parts = append(parts, fmt.Sprintf("the runner fails %d of %d scenarios", t.scenFailed, t.scenTotal))
 		} else if scen != nil && scen.Err != nil {
 			parts = append(parts, "the runner scenarios did not run")
 		}
 		res.Title = upperFirst(strings.Join(parts, "; "))
-	case timedOut > 0:
+	case t.timedOut > 0:
 		res.Conclusion = checks.TimedOut
-		res.Title = fmt.Sprintf("%s ran past the time limit", plural(timedOut, "pytest suite", "pytest suites"))
-	case notRun > 0:
+		res.Title = fmt.Sprintf("%s ran past the time limit", plural(t.timedOut, "pytest suite", "pytest suites"))
+	case t.notRun > 0:
 		res.Conclusion = checks.NotRun
-		res.Title = fmt.Sprintf("%s did not run", plural(notRun, "pytest suite", "pytest suites"))
+		res.Title = fmt.Sprintf("%s did not run", plural(t.notRun, "pytest suite", "pytest suites"))
 	default:
 		res.Conclusion = checks.Success
 		var parts []string
-		if n := len(suites) - suitesBefore; n > 0 {
+		if n := suites - t.suitesBefore; n > 0 {
 			parts = append(parts, plural(n, "pytest suite passes", "pytest suites pass"))
 		}
-		if suitesBefore > 0 {
-			parts = append(parts, plural(suitesBefore, "pytest suite fails", "pytest suites fail")+" before this change")
+		if t.suitesBefore > 0 {
+			parts = append(parts, plural(t.suitesBefore, "pytest suite fails", "pytest suites fail")+" before this change")
 		}
-		if scen != nil && scenBefore > 0 {
-			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios; %d fail before this change", scenTotal-scenBefore, scenTotal, scenBefore))
+		if scen != nil && t.scenBefore > 0 {
+			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios; %d fail before this change", t.scenTotal-t.scenBefore, t.scenTotal, t.scenBefore))
 		} else if scen != nil {
-			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios", scenTotal, scenTotal))
+			parts = append(parts, fmt.Sprintf("the runner passes %d of %d scenarios", t.scenTotal, t.scenTotal))
 		}
 		res.Title = upperFirst(strings.Join(parts, "; "))
 	}
-	return res
 }
 
 func countSandbox(used bool, sandboxed, open *int) {

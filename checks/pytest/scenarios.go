@@ -110,6 +110,10 @@ func checkResultPath(p string) error {
 	return nil
 }
 
+// runScenario runs one runner scenario in a fresh copy of the fixture
+// project and judges what the runner reported. It is long (about 135
+// lines): set up, run, read the result file and compare are one
+// sequence over the same folders; left for a later split.
 func runScenario(ctx context.Context, spec runnerSpec, dir, baseDir, base string, s scenario) scenarioResult {
 	res := scenarioResult{Name: s.Name}
 	fail := func(format string, a ...any) scenarioResult {

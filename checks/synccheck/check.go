@@ -153,7 +153,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			// whatever pre_existing says.
 			notApplicable = append(notApplicable, g.Name)
 			for i := range fs {
-				fs[i].Level = checks.LevelWarning
+				fs[i].Level, fs[i].Advisory = checks.LevelWarning, true
 				fs[i].Message = fmt.Sprintf("Sync group %s is a default. At the base and at the head, %s. So the default group does not apply to this repository.", g.Name, strings.TrimSuffix(head.states[indexOf(head, fs[i].Path)].problem(), "."))
 			}
 		default:

@@ -52,6 +52,9 @@ type settings struct {
 	writable, protect, steps []string
 	profile                  string
 	tamper                   bool
+	// defaultProtect: the head's config does not set taint.protect, so
+	// the default list decides which names fail.
+	defaultProtect bool
 }
 
 func settingsOf(base, head *config.Config) settings {
@@ -59,7 +62,7 @@ func settingsOf(base, head *config.Config) settings {
 	if h == nil {
 		h = &config.Taint{}
 	}
-	s := settings{writable: h.WritableGlobs(), protect: h.ProtectedNames(), steps: h.StepPatterns(), profile: h.Profile(), tamper: h.TamperRun()}
+	s := settings{writable: h.WritableGlobs(), protect: h.ProtectedNames(), steps: h.StepPatterns(), profile: h.Profile(), tamper: h.TamperRun(), defaultProtect: len(h.Protect) == 0}
 	if base != nil && base.Taint != nil {
 		b := base.Taint
 		for _, g := range b.WritableGlobs() {
@@ -120,32 +123,77 @@ func (s settings) protectedUses(an *Analysis) map[string]string {
 	return out
 }
 
-// Run implements checks.Check.
+// Run implements checks.Check. Its steps: render the shell templates,
+// gather one row per template and name read after a source, turn the
+// protected rows into failures and the others into one warning per
+// template with a table, run the tamper check, and conclude.
 func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res := checks.Result{Check: Name}
 	st := settingsOf(in.BaseConfig, in.Config)
 	heads, bases, notes, unanalysed, err := renderScripts(ctx, in, st)
 	res.Notes = append(res.Notes, notes...)
 	res.Findings = append(res.Findings, unanalysed...)
-	if err != nil {
-		res.Conclusion = checks.Failure
-		res.Title = "The shell templates could not be read"
-		res.Summary = err.Error()
-		return res
-	}
-	if len(heads) == 0 && len(unanalysed) > 0 {
-		res.Conclusion = checks.NotRun
-		res.Title = "No shell script could be analysed"
-		res.Summary = unanalysed[0].Message
-		return res
-	}
-	if len(heads) == 0 {
-		res.Conclusion = checks.Skipped
-		res.Title = "No shell template to check"
-		res.Summary = "This change touches no shell template that renders at head, so no script sources a file here."
+	if stopped := stopEarly(&res, heads, unanalysed, err); stopped {
 		return res
 	}
 	preFails := config.PreExistingFails(in.BaseConfig, in.Config)
+	rows, withSource := gatherRows(heads, bases, st)
+	setText := setTexter(heads)
+	counts := addProtected(&res, rows, reasonLines(heads, rows), setText, preFails)
+	others := addOthers(&res, rows, setText, st.defaultProtect)
+	res.Figures = append(res.Figures,
+		checks.Figure{Label: "Shell scripts analysed (template x variable set)", Value: strconv.Itoa(len(heads))},
+		checks.Figure{Label: "Scripts that source an agent-writable file", Value: strconv.Itoa(withSource)},
+		checks.Figure{Label: "Protected names read after a source", Value: fmt.Sprintf("%d new, %d before this change", counts.new, counts.old)},
+		checks.Figure{Label: "Other names a sourced file could change", Value: strconv.Itoa(others)},
+	)
+	tr := c.tamperWith(ctx, in, st, heads, bases, preFails, counts.static)
+	addTamper(&res, tr, counts.staticName)
+	conclude(&res, tr, len(heads), withSource, unanalysed)
+	return res
+}
+
+// stopEarly fills res and reports true when there is nothing to analyse:
+// the templates could not be read, none could be analysed, or none is a
+// shell template that renders at head.
+func stopEarly(res *checks.Result, heads []*script, unanalysed []checks.Finding, err error) bool {
+	switch {
+	case err != nil:
+		res.Conclusion = checks.Failure
+		res.Title = "The shell templates could not be read"
+		res.Summary = err.Error()
+	case len(heads) == 0 && len(unanalysed) > 0:
+		res.Conclusion = checks.NotRun
+		res.Title = "No shell script could be analysed"
+		res.Summary = unanalysed[0].Message
+	case len(heads) == 0:
+		res.Conclusion = checks.Skipped
+		res.Title = "No shell template to check"
+		res.Summary = "This change touches no shell template that renders at head, so no script sources a file here."
+	default:
+		return false
+	}
+	return true
+}
+
+// useRow is one template and name read after a source, over all the
+// variable sets that read it.
+type useRow struct {
+	u         Use
+	tmpl      string
+	line      int    // template line, 0 when unknown
+	at        string // the line for the table
+	srcLine   int    // template line of the source, 0 when unknown
+	why       string // why it is protected (see protectedUses)
+	sets      []string
+	protected bool
+	old       bool
+}
+
+// gatherRows makes one row per template, kind and name that the head
+// scripts read after a source, in the order first read, and counts the
+// scripts that source a file.
+func gatherRows(heads, bases []*script, st settings) (rows []*useRow, withSource int) {
 	atBase := map[string]bool{}
 	for _, b := range bases {
 		for _, u := range b.an.Uses {
@@ -153,20 +201,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			atBase[key(b.tmpl.OldPath, b.set, u)] = true
 		}
 	}
-	type row struct {
-		u         Use
-		tmpl      string
-		line      int    // template line, 0 when unknown
-		at        string // the line for the table
-		srcLine   int    // template line of the source, 0 when unknown
-		why       string // why it is protected (see protectedUses)
-		sets      []string
-		protected bool
-		old       bool
-	}
-	var rows []*row
-	byKey := map[string]*row{}
-	withSource := 0
+	byKey := map[string]*useRow{}
 	for _, h := range heads {
 		if len(h.an.Sources) > 0 {
 			withSource++
@@ -181,7 +216,7 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			k := h.tmpl.Path + "\x00" + u.Kind + "\x00" + u.Name
 			r, ok := byKey[k]
 			if !ok {
-				r = &row{u: u, tmpl: h.tmpl.Path, line: tl, at: at, srcLine: h.templateLine(u.SourceLine), old: true}
+				r = &useRow{u: u, tmpl: h.tmpl.Path, line: tl, at: at, srcLine: h.templateLine(u.SourceLine), old: true}
 				byKey[k] = r
 				rows = append(rows, r)
 			}
@@ -193,9 +228,13 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			r.old = r.old && atBase[key(h.tmpl.Path, h.set, u)]
 		}
 	}
-	// A protected name's finding names the template line of the read
-	// that makes it protected.
-	reasonLine := map[*row]int{}
+	return rows, withSource
+}
+
+// reasonLines gives each protected row the template line of the read that
+// makes it protected.
+func reasonLines(heads []*script, rows []*useRow) map[*useRow]int {
+	reasonLine := map[*useRow]int{}
 	for _, h := range heads {
 		for _, r := range rows {
 			if r.tmpl == h.tmpl.Path && r.u.ReasonLine > 0 && reasonLine[r] == 0 && slices.Contains(r.sets, h.set) {
@@ -203,80 +242,108 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 			}
 		}
 	}
+	return reasonLine
+}
+
+// setTexter returns the text naming a row's variable sets: "all N" when
+// the row is read in every set of its template.
+func setTexter(heads []*script) func(*useRow) string {
 	setsOf := map[string]int{}
 	for _, h := range heads {
 		setsOf[h.tmpl.Path]++
 	}
-	setText := func(r *row) string {
+	return func(r *useRow) string {
 		if n := setsOf[r.tmpl]; n > 1 && len(r.sets) == n {
 			return fmt.Sprintf("all %d", n)
 		}
 		return strings.Join(r.sets, "; ")
 	}
-	var protectedNew, protectedOld, others int
-	static := map[string]bool{}    // template and name with a protected finding
-	staticName := map[int]string{} // index in res.Findings -> name
-	otherNames := map[string]bool{}
+}
+
+// protectedCounts are what addProtected found.
+type protectedCounts struct {
+	new, old   int
+	static     map[string]bool // template and name with a protected finding
+	staticName map[int]string  // index in res.Findings -> name
+}
+
+// addProtected adds a finding for each protected row: a failure, or a
+// warning when it failed at base too and the config does not fail
+// pre-existing problems.
+func addProtected(res *checks.Result, rows []*useRow, reasonLine map[*useRow]int, setText func(*useRow) string, preFails bool) protectedCounts {
+	c := protectedCounts{static: map[string]bool{}, staticName: map[int]string{}}
 	for _, r := range rows {
 		if !r.protected {
-			if k := r.tmpl + "\x00" + r.u.Name; !otherNames[k] {
-				otherNames[k] = true
-				others++
-			}
 			continue
 		}
 		f := checks.Finding{Path: r.tmpl, Line: r.line, Level: checks.LevelFailure,
 			Title:   fmt.Sprintf("%s is read after a source the agent can write", r.u.Name),
 			Message: protectedMessage(r.u, r.line, r.srcLine, reasonLine[r], r.why, setText(r))}
 		if r.old {
-			protectedOld++
+			c.old++
 			if !preFails {
 				f.Level = checks.LevelWarning
 			}
 			f.Message += " This fails before this change too."
 		} else {
-			protectedNew++
+			c.new++
 		}
-		static[r.tmpl+"\x00"+r.u.Name] = true
-		staticName[len(res.Findings)] = r.u.Name
+		c.static[r.tmpl+"\x00"+r.u.Name] = true
+		c.staticName[len(res.Findings)] = r.u.Name
 		res.Findings = append(res.Findings, f)
 	}
-	if others > 0 {
-		t := checks.Table{Title: "Names a sourced file could change", Header: []string{"Template", "Line", "Name", "Kind", "Carries", "Sourced at", "Variable sets", "At base"}}
-		perTemplate := map[string][]string{}
-		var order []string
-		for _, r := range rows {
-			if len(t.Rows) < maxRows {
-				t.Rows = append(t.Rows, []string{r.tmpl, r.at, r.u.Name, r.u.Kind, strings.Join(r.u.From, ", "), fmt.Sprintf("%s (%s)", shortLine(r.srcLine, r.u.SourceLine), r.u.Source), setText(r), yesNo(r.old)})
-			}
-			if r.protected {
-				continue
-			}
-			if _, ok := perTemplate[r.tmpl]; !ok {
-				order = append(order, r.tmpl)
-			}
-			if !slices.Contains(perTemplate[r.tmpl], r.u.Name) {
-				perTemplate[r.tmpl] = append(perTemplate[r.tmpl], r.u.Name)
-			}
-		}
-		if len(rows) > maxRows {
-			res.Notes = append(res.Notes, fmt.Sprintf("The table shows the first %d of %d names.", maxRows, len(rows)))
-		}
-		res.Tables = append(res.Tables, t)
-		for _, tp := range order {
-			names := perTemplate[tp]
-			res.Findings = append(res.Findings, checks.Finding{Path: tp, Level: checks.LevelWarning,
-				Title:   fmt.Sprintf("%s a sourced file could change", plural(len(names), "name")),
-				Message: fmt.Sprintf("After a source of a file the agent can write, the script uses %s that the file could change. The table lists them: %s. taint.protect lists the names that must not change.", plural(len(names), "name"), limitList(names, 12))})
+	return c
+}
+
+// addOthers adds the table of all rows and one warning per template
+// naming its unprotected names, and returns how many distinct template
+// and name pairs are unprotected. The warnings are advisory when the
+// default taint.protect, not the repository's config, left the names out.
+func addOthers(res *checks.Result, rows []*useRow, setText func(*useRow) string, advisory bool) int {
+	others := 0
+	otherNames := map[string]bool{}
+	for _, r := range rows {
+		if k := r.tmpl + "\x00" + r.u.Name; !r.protected && !otherNames[k] {
+			otherNames[k] = true
+			others++
 		}
 	}
-	res.Figures = append(res.Figures,
-		checks.Figure{Label: "Shell scripts analysed (template x variable set)", Value: strconv.Itoa(len(heads))},
-		checks.Figure{Label: "Scripts that source an agent-writable file", Value: strconv.Itoa(withSource)},
-		checks.Figure{Label: "Protected names read after a source", Value: fmt.Sprintf("%d new, %d before this change", protectedNew, protectedOld)},
-		checks.Figure{Label: "Other names a sourced file could change", Value: strconv.Itoa(others)},
-	)
-	tr := c.tamperWith(ctx, in, st, heads, bases, preFails, static)
+	if others == 0 {
+		return 0
+	}
+	t := checks.Table{Title: "Names a sourced file could change", Header: []string{"Template", "Line", "Name", "Kind", "Carries", "Sourced at", "Variable sets", "At base"}}
+	perTemplate := map[string][]string{}
+	var order []string
+	for _, r := range rows {
+		if len(t.Rows) < maxRows {
+			t.Rows = append(t.Rows, []string{r.tmpl, r.at, r.u.Name, r.u.Kind, strings.Join(r.u.From, ", "), fmt.Sprintf("%s (%s)", shortLine(r.srcLine, r.u.SourceLine), r.u.Source), setText(r), yesNo(r.old)})
+		}
+		if r.protected {
+			continue
+		}
+		if _, ok := perTemplate[r.tmpl]; !ok {
+			order = append(order, r.tmpl)
+		}
+		if !slices.Contains(perTemplate[r.tmpl], r.u.Name) {
+			perTemplate[r.tmpl] = append(perTemplate[r.tmpl], r.u.Name)
+		}
+	}
+	if len(rows) > maxRows {
+		res.Notes = append(res.Notes, fmt.Sprintf("The table shows the first %d of %d names.", maxRows, len(rows)))
+	}
+	res.Tables = append(res.Tables, t)
+	for _, tp := range order {
+		names := perTemplate[tp]
+		res.Findings = append(res.Findings, checks.Finding{Path: tp, Level: checks.LevelWarning, Advisory: advisory,
+			Title:   fmt.Sprintf("%s a sourced file could change", plural(len(names), "name")),
+			Message: fmt.Sprintf("After a source of a file the agent can write, the script uses %s that the file could change. The table lists them: %s. taint.protect lists the names that must not change.", plural(len(names), "name"), limitList(names, 12))})
+	}
+	return others
+}
+
+// addTamper adds the tamper run's results, and to each protected finding
+// the values the tamper run saw a hostile profile file turn.
+func addTamper(res *checks.Result, tr tamperResult, staticName map[int]string) {
 	for i, f := range res.Findings {
 		if name, ok := staticName[i]; ok {
 			if turns := tr.confirmed[f.Path+"\x00"+name]; len(turns) > 0 {
@@ -288,7 +355,10 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	res.Figures = append(res.Figures, tr.figures...)
 	res.Notes = append(res.Notes, tr.notes...)
 	res.Tables = append(res.Tables, tr.tables...)
+}
 
+// conclude sets the conclusion, title and summary from the findings.
+func conclude(res *checks.Result, tr tamperResult, heads, withSource int, unanalysed []checks.Finding) {
 	fails := res.Failures()
 	switch {
 	case fails > 0:
@@ -306,14 +376,13 @@ func (c *Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	case withSource == 0:
 		res.Conclusion = checks.Success
 		res.Title = "No script sources a file the agent can write"
-		res.Summary = fmt.Sprintf("None of the %s sources a file the agent can write: any file the script did not write itself first, or, when taint.agent_writable narrows it, a file its globs name (or a relative or unknown path).", plural(len(heads), "rendered shell script"))
+		res.Summary = fmt.Sprintf("None of the %s sources a file the agent can write: any file the script did not write itself first, or, when taint.agent_writable narrows it, a file its globs name (or a relative or unknown path).", plural(heads, "rendered shell script"))
 	default:
 		res.Conclusion = checks.Success
 		res.Title = "No protected name can be changed by a sourced file"
 		res.Summary = fmt.Sprintf("%s source a file the agent can write; no protected name is read after it unprotected. %s", plural(withSource, "script"), tr.summary)
 		res.Summary = strings.TrimSpace(res.Summary)
 	}
-	return res
 }
 
 const maxRows = 200

@@ -12,7 +12,9 @@ import (
 
 // renderScripts renders every changed shell template for every variable
 // set, at head and at the merge base, in one render worker, and analyses
-// each.
+// each. It is long (about 100 lines): it builds the one render request
+// for every side and set, then reads the answers back in the same order;
+// the two halves share the index bookkeeping.
 func renderScripts(ctx context.Context, in *checks.Input, st settings) (heads, bases []*script, notes []string, unanalysed []checks.Finding, err error) {
 	lim := in.Config.Limits.Effective()
 	r := jinja.NewRenderer(jinja.LimitsOf(lim))

@@ -27,6 +27,9 @@ const (
 	MaxResultsPerRun      = 25000
 	MaxRulesPerRun        = 25000
 	MaxLocationsPerResult = 1000
+	// MaxRelatedPerResult: GitHub keeps the first 1,000 related locations
+	// of a result; this tool promises to send no more.
+	MaxRelatedPerResult = 1000
 )
 
 var (
@@ -87,25 +90,32 @@ type log struct {
 		Results []struct {
 			RuleID              string            `json:"ruleId"`
 			PartialFingerprints map[string]string `json:"partialFingerprints"`
-			Locations           []struct {
-				PhysicalLocation *struct {
-					ArtifactLocation *struct {
-						URI string `json:"uri"`
-					} `json:"artifactLocation"`
-					Region *struct {
-						StartLine int `json:"startLine"`
-					} `json:"region"`
-				} `json:"physicalLocation"`
-			} `json:"locations"`
+			Locations           []location        `json:"locations"`
+			RelatedLocations    []location        `json:"relatedLocations"`
 		} `json:"results"`
 	} `json:"runs"`
+}
+
+// location is a result's location or related location.
+type location struct {
+	ID               *int `json:"id"`
+	PhysicalLocation *struct {
+		ArtifactLocation *struct {
+			URI string `json:"uri"`
+		} `json:"artifactLocation"`
+		Region *struct {
+			StartLine int `json:"startLine"`
+		} `json:"region"`
+	} `json:"physicalLocation"`
 }
 
 // GitHub checks what code scanning needs beyond the schema, and what this
 // tool promises its readers: at most MaxRuns runs, MaxResultsPerRun
 // results and MaxRulesPerRun rules a run; every result has a rule of its
-// run, one to MaxLocationsPerResult locations, each a relative file URI
-// in the repository with a line of 1 or more, and partial fingerprints;
+// run, one to MaxLocationsPerResult locations and at most
+// MaxRelatedPerResult related locations (each with an id), each a
+// relative file URI in the repository with a line of 1 or more, and
+// partial fingerprints;
 // every rule has a short description, an absolute https helpUri, and no
 // name that only repeats its id. It returns every broken rule, joined.
 func GitHub(b []byte) error {
@@ -150,21 +160,42 @@ func GitHub(b []byte) error {
 				bad("%s: %d locations, want 1 to %d", where, n, MaxLocationsPerResult)
 			}
 			for _, loc := range res.Locations {
-				p := loc.PhysicalLocation
-				if p == nil || p.ArtifactLocation == nil || p.ArtifactLocation.URI == "" {
-					bad("%s: a location without a file", where)
-					continue
+				checkLocation(where, loc, bad)
+			}
+			if n := len(res.RelatedLocations); n > MaxRelatedPerResult {
+				bad("%s: %d related locations, over %d", where, n, MaxRelatedPerResult)
+			}
+			ids := map[int]bool{}
+			for _, loc := range res.RelatedLocations {
+				switch {
+				case loc.ID == nil:
+					bad("%s: a related location without an id for the message to link to", where)
+				case ids[*loc.ID]:
+					bad("%s: related location id %d twice", where, *loc.ID)
+				default:
+					ids[*loc.ID] = true
 				}
-				if u, err := url.Parse(p.ArtifactLocation.URI); err != nil || u.IsAbs() || u.Host != "" || len(u.Path) > 0 && u.Path[0] == '/' {
-					bad("%s: file %q is not a relative URI in the repository", where, p.ArtifactLocation.URI)
-				}
-				if p.Region != nil && p.Region.StartLine < 1 {
-					bad("%s: startLine %d", where, p.Region.StartLine)
-				}
+				checkLocation(where+" related", loc, bad)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkLocation checks that loc names a relative file in the repository
+// and, when it has a region, a line of 1 or more.
+func checkLocation(where string, loc location, bad func(format string, args ...any)) {
+	p := loc.PhysicalLocation
+	if p == nil || p.ArtifactLocation == nil || p.ArtifactLocation.URI == "" {
+		bad("%s: a location without a file", where)
+		return
+	}
+	if u, err := url.Parse(p.ArtifactLocation.URI); err != nil || u.IsAbs() || u.Host != "" || len(u.Path) > 0 && u.Path[0] == '/' {
+		bad("%s: file %q is not a relative URI in the repository", where, p.ArtifactLocation.URI)
+	}
+	if p.Region != nil && p.Region.StartLine < 1 {
+		bad("%s: startLine %d", where, p.Region.StartLine)
+	}
 }
 
 // Validate is Schema, then GitHub.

@@ -36,6 +36,9 @@ func TestValidate(t *testing.T) {
 		{"no short description", `"shortDescription": {"text": "Renders."}, `, ``, "no shortDescription"},
 		{"unknown rule", `"ruleId": "render"`, `"ruleId": "restore"`, `no rule "restore"`},
 		{"absolute file", `"uri": "a%20b/test.sh"`, `"uri": "file:///a/test.sh"`, "not a relative URI"},
+		{"related location without id", `"partialFingerprints"`, `"relatedLocations": [{"physicalLocation": {"artifactLocation": {"uri": "b.sh"}}}], "partialFingerprints"`, "without an id"},
+		{"related location id twice", `"partialFingerprints"`, `"relatedLocations": [{"id": 1, "physicalLocation": {"artifactLocation": {"uri": "b.sh"}}}, {"id": 1, "physicalLocation": {"artifactLocation": {"uri": "c.sh"}}}], "partialFingerprints"`, "id 1 twice"},
+		{"related location absolute", `"partialFingerprints"`, `"relatedLocations": [{"id": 1, "physicalLocation": {"artifactLocation": {"uri": "/b.sh"}}}], "partialFingerprints"`, "related: file"},
 	} {
 		b := strings.Replace(good, c.old, c.new, 1)
 		if b == good {
