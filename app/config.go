@@ -56,8 +56,9 @@ type Config struct {
 	// empty: the SQLite file in DataDir.
 	DatabaseURL string
 	// Replica names this process in /metrics and in River (its client
-	// id, unique among the replicas of one database); empty: host name,
-	// process id and a random suffix.
+	// id, unique among the replicas of one database); empty: the id kept
+	// in DataDir (replicaFile), so that a restart takes up the jobs its
+	// last process left running at once.
 	Replica string
 	// MetricsAddr, when set, serves /metrics on this address alone and
 	// not on the webhook listener.

@@ -41,7 +41,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	databaseURL := fs.String("database-url", "", "a Postgres URL, postgres://USER@HOST/DB, that replicas share; empty: the SQLite file in --data-dir (TEMPLATE_VERIFY_DATABASE_URL)")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address alone, not on --listen (TEMPLATE_VERIFY_METRICS_ADDR)")
 	rescueAfter := fs.Duration("rescue-after", app.DefaultRescueAfter, "how long a job may run before it counts as left by a replica that died and runs again; longer than any verification (TEMPLATE_VERIFY_RESCUE_AFTER)")
-	replica := fs.String("replica", "", "this replica's name in /metrics and in the queue, unique per database; empty: host name, process id and a random suffix (TEMPLATE_VERIFY_REPLICA)")
+	replica := fs.String("replica", "", "this replica's name in /metrics and in the queue, unique per database; empty: the id kept in DATA_DIR/replica-id, made at the first start (TEMPLATE_VERIFY_REPLICA)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
 	credDir := fs.String("credentials-dir", "", "the folder of the App id, key and webhook secret that --register writes, read when no flag or variable gives them; empty: DATA_DIR/app (TEMPLATE_VERIFY_CREDENTIALS_DIR)")
 	register := fs.Bool("register", false, "serve the registration page instead: it creates the App on GitHub from app.yml and writes its credentials to --credentials-dir")
