@@ -199,7 +199,7 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("/webhook", s.handleWebhook)
 	mux.HandleFunc("POST /{$}", s.handleWebhook)
 	mux.HandleFunc("GET /healthz", s.healthz)
-	if s.cfg.MetricsAddr == "" {
+	if !s.cfg.metricsApart() {
 		mux.Handle("GET /metrics", s.metrics)
 	}
 	return mux

@@ -39,7 +39,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
 	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the clones and, without --database-url, of the queue's SQLite file (TEMPLATE_VERIFY_DATA_DIR)")
 	databaseURL := fs.String("database-url", "", "a Postgres URL, postgres://USER@HOST/DB, that replicas share; empty: the SQLite file in --data-dir (TEMPLATE_VERIFY_DATABASE_URL)")
-	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address alone, not on --listen (TEMPLATE_VERIFY_METRICS_ADDR)")
+	metricsAddr := fs.String("metrics-addr", app.DefaultMetricsAddr, "serve /metrics on this address alone, not on --listen; \""+app.MetricsOnWebhook+"\": on --listen (TEMPLATE_VERIFY_METRICS_ADDR)")
 	rescueAfter := fs.Duration("rescue-after", app.DefaultRescueAfter, "how long a job may run before it counts as left by a replica that died and runs again; longer than any verification (TEMPLATE_VERIFY_RESCUE_AFTER)")
 	replica := fs.String("replica", "", "this replica's name in /metrics and in the queue, unique per database; empty: the id kept in DATA_DIR/replica-id, made at the first start (TEMPLATE_VERIFY_REPLICA)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long a stop lets running verifications finish (TEMPLATE_VERIFY_SHUTDOWN_GRACE)")
