@@ -38,9 +38,9 @@ func TestPullBody(t *testing.T) {
 			CloneURL string `json:"clone_url"`
 		} `json:"repository"`
 		PR struct {
-			Head struct{ SHA string } `json:"head"`
+			Head struct{ SHA string }      `json:"head"`
 			Base struct{ SHA, Ref string } `json:"base"`
-			User struct{ Login string } `json:"user"`
+			User struct{ Login string }    `json:"user"`
 		} `json:"pull_request"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
