@@ -13,8 +13,15 @@ import (
 )
 
 // announceTries is how often the announcer tries one job before it gives
-// up on it.
+// up on it, after an error that is not the database's (GitHub's, say).
+// A database error is tried again for the retry window instead
+// (retryStore), and after it River runs the job again later.
 const announceTries = 3
+
+// announceMaxAttempts is River's attempt limit of an announce job: the
+// runs a database outage longer than the retry window, or a process
+// that died, cost it.
+const announceMaxAttempts = 10
 
 // announceWorker is River's worker of accepted deliveries.
 type announceWorker struct {
@@ -24,25 +31,28 @@ type announceWorker struct {
 
 // Work announces one accepted delivery. It returns nil also when it gave
 // up (logged): a job that needs no run, or whose pull request cannot be
-// read, is done. River runs it again only when the process died during
-// it.
+// read, is done. River runs it again when the process died during it,
+// and when the database did not answer for the whole retry window (the
+// error is returned).
 func (w *announceWorker) Work(ctx context.Context, job *river.Job[announceArgs]) error {
+	done := w.s.active(job.ID)
+	defer done()
 	j := job.Args.Job
-	w.s.announceJob(ctx, &j)
-	return nil
+	j.retried = job.Attempt > 1
+	return w.s.announceJob(ctx, &j)
 }
 
 // announceJob finds the pull request of an accepted job, decides whether
 // its code may run, and makes the App's check run: queued, or neutral
 // with the way to start the run.
-func (s *server) announceJob(ctx context.Context, j *Job) {
+func (s *server) announceJob(ctx context.Context, j *Job) error {
 	log := s.log.With("delivery", j.Delivery)
-	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout+s.storeWindow())
 	defer cancel()
 	var lastErr error
 	for try := 1; try <= announceTries; try++ {
 		lastErr = s.prepare(ctx, j, log)
-		if lastErr == nil || errors.Is(lastErr, errDrop) || ctx.Err() != nil {
+		if lastErr == nil || errors.Is(lastErr, errDrop) || isStoreError(lastErr) || ctx.Err() != nil {
 			break
 		}
 		log.Warn("prepare the job; trying again", append(jobAttrs(j), "error", lastErr, "try", try)...)
@@ -55,9 +65,13 @@ func (s *server) announceJob(ctx context.Context, j *Job) {
 	case lastErr == nil:
 	case errors.Is(lastErr, errDrop):
 		log.Info("delivery needs no run", append(jobAttrs(j), "reason", lastErr.Error())...)
+	case isStoreError(lastErr):
+		log.Error("prepare the job: the database did not answer; the queue runs it again later", append(jobAttrs(j), "error", lastErr)...)
+		return lastErr
 	default:
 		log.Error("prepare the job; giving up", append(jobAttrs(j), "error", lastErr)...)
 	}
+	return nil
 }
 
 // outcomeOf is the metric outcome of an announcement.
@@ -78,9 +92,11 @@ func drop(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errDrop, fmt.Sprintf(format, args...))
 }
 
-// forget deletes the state of a finished verification.
+// forget records that the verification of j is finished and deletes
+// its state (see queue.finish), through a database outage too.
 func (s *server) forget(j *Job) {
-	if err := s.q.deleteState(context.WithoutCancel(s.ctx), j.Delivery); err != nil {
+	err := s.retryStore(context.WithoutCancel(s.ctx), "forget the job", func(ctx context.Context) error { return s.q.finish(ctx, j.Delivery) })
+	if err != nil {
 		s.log.Error("delete the job", "delivery", j.Delivery, "error", err)
 	}
 }
@@ -90,6 +106,11 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 	in, err := s.clients.Installation(j.Installation)
 	if err != nil {
 		return err
+	}
+	if j.retried {
+		if done, err := s.announcedBefore(ctx, j); done || err != nil {
+			return err
+		}
 	}
 	if err := s.resolvePull(ctx, in, j); err != nil {
 		return err
@@ -101,7 +122,9 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 	if !trusted || j.Request {
 		// No second run, and no second "waits for a maintainer" run,
 		// while a job of the head waits or runs.
-		if busy, err := s.q.headBusy(ctx, j); err != nil || busy {
+		var busy bool
+		err := s.retryStore(ctx, "read the head's job", func(ctx context.Context) (err error) { busy, err = s.q.headBusy(ctx, j); return err })
+		if err != nil || busy {
 			if err != nil {
 				return err
 			}
@@ -122,7 +145,15 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		// River's unique jobs keep one verification per head, across
 		// replicas and restarts; the job waits, scheduled, until its
 		// check run is there.
-		id, older, err := s.q.enqueueVerify(ctx, j)
+		var id int64
+		var older []int64
+		err := s.retryStore(ctx, "queue the verification", func(ctx context.Context) (err error) {
+			id, older, err = s.q.enqueueVerify(ctx, j)
+			if errors.Is(err, errDuplicate) {
+				return finalError{err}
+			}
+			return err
+		})
 		if err != nil {
 			if errors.Is(err, errSameHead) || errors.Is(err, errOlderHead) {
 				return drop("%s for #%d: %v", short(j.HeadSHA), j.PR, err)
@@ -136,6 +167,15 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 			s.cancelOlder(ctx, in, o, j.HeadSHA, log)
 		}
 	}
+	if j.RunID == 0 && j.retried {
+		// An earlier attempt of this job may have made the run and
+		// died before it stored its id.
+		id, err := s.findQueued(ctx, in, j)
+		if err != nil {
+			return err
+		}
+		j.RunID = id
+	}
 	if j.RunID == 0 {
 		id, err := s.createQueued(ctx, in, j)
 		if err != nil {
@@ -144,10 +184,10 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		j.RunID = id
 	}
 	j.State = StateQueued
-	if err := s.q.saveState(ctx, j); err != nil {
+	if err := s.saveStateRetry(ctx, j); err != nil {
 		return err
 	}
-	if err := s.q.release(ctx, j.RiverID); err != nil {
+	if err := s.retryStore(ctx, "make the verification available", func(ctx context.Context) error { return s.q.release(ctx, j.RiverID) }); err != nil {
 		return err
 	}
 	log.Info("job queued", append(jobAttrs(j), "job", j.RiverID)...)
@@ -249,4 +289,37 @@ func (s *server) cancelOlder(ctx context.Context, in *githubapi.Installation, id
 	defer pubCancel()
 	s.cancelled(pubCtx, in, oj, nil, newer, log.With("cancelled", old))
 	s.metrics.Job(kindVerify, "superseded")
+}
+
+// announcedBefore finishes an announce job that River runs again (its
+// process died, or its completion was lost) when an earlier attempt got
+// far: it drops the job when the verification finished or runs, and makes
+// it available when it was queued but not released. true: nothing more
+// to do (the error says why when there is one).
+func (s *server) announcedBefore(ctx context.Context, j *Job) (bool, error) {
+	var st *Job
+	var ok, finished bool
+	err := s.retryStore(ctx, "read the job", func(ctx context.Context) (err error) {
+		if finished, err = s.q.finished(ctx, j.Delivery); err != nil || finished {
+			return err
+		}
+		st, ok, err = s.q.loadState(ctx, j.Delivery)
+		return err
+	})
+	switch {
+	case err != nil:
+		return true, err
+	case finished:
+		return true, drop("the verification of %s finished", short(j.HeadSHA))
+	case !ok:
+		return false, nil
+	case st.State != StateQueued || st.RiverID == 0:
+		return true, drop("the verification of %s runs", short(st.HeadSHA))
+	}
+	*j = *st
+	j.retried = true
+	if err := s.retryStore(ctx, "make the verification available", func(ctx context.Context) error { return s.q.release(ctx, j.RiverID) }); err != nil {
+		return true, err
+	}
+	return true, nil
 }

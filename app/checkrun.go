@@ -75,3 +75,27 @@ func (s *server) publishCtx(ctx context.Context) (context.Context, context.Cance
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
 }
+
+// findQueued is the id of the App's run that an earlier attempt of j's
+// announce job made on its head (its external id is j's delivery), or 0.
+func (s *server) findQueued(ctx context.Context, in *githubapi.Installation, j *Job) (int64, error) {
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(RunName), ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		res, resp, err := in.Client.Checks.ListCheckRunsForRef(ctx, j.Owner, j.Repo, j.HeadSHA, opts)
+		if err != nil {
+			return 0, fmt.Errorf("list the check runs of %s: %w", short(j.HeadSHA), err)
+		}
+		for _, cr := range res.CheckRuns {
+			if app := cr.GetApp().GetID(); app != 0 && app != s.cfg.AppID {
+				continue
+			}
+			if cr.GetName() == RunName && cr.GetExternalID() == j.Delivery {
+				return cr.GetID(), nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return 0, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

@@ -54,11 +54,13 @@ type Config struct {
 	// empty: the SQLite file in DataDir.
 	DatabaseURL string
 	// Replica names this process in /metrics and in River (its client
-	// id, unique among the replicas of one database); empty: host name,
-	// process id and a random suffix.
+	// id, unique among the replicas of one database); empty: the id kept
+	// in DataDir (replicaFile), so that a restart takes up the jobs its
+	// last process left running at once.
 	Replica string
-	// MetricsAddr, when set, serves /metrics on this address alone and
-	// not on the webhook listener.
+	// MetricsAddr serves /metrics on this address alone, not on the
+	// webhook listener; empty or MetricsOnWebhook: on the webhook
+	// listener. serve's default is DefaultMetricsAddr.
 	MetricsAddr string
 	// RescueAfter is how long a job may stay running before River's
 	// leader takes it for a process that died and runs it again; <= 0:
@@ -119,6 +121,20 @@ type Config struct {
 	// http.DefaultTransport.
 	HTTPTransport http.RoundTripper
 	Log           *slog.Logger
+}
+
+// DefaultMetricsAddr is serve's /metrics address: its own, on loopback,
+// so that the webhook port, which faces GitHub, does not show the
+// queue's figures.
+const DefaultMetricsAddr = "127.0.0.1:9090"
+
+// MetricsOnWebhook as Config.MetricsAddr (serve --metrics-addr webhook)
+// serves /metrics on the webhook listener.
+const MetricsOnWebhook = "webhook"
+
+// metricsApart says whether /metrics has a listener of its own.
+func (c *Config) metricsApart() bool {
+	return c.MetricsAddr != "" && c.MetricsAddr != MetricsOnWebhook
 }
 
 // DefaultRescueAfter is Config.RescueAfter's default: longer than any

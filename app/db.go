@@ -59,14 +59,24 @@ var ownMigrations = map[dialect][]string{
 		 CREATE INDEX template_verify_deliveries_at ON template_verify_deliveries (at);
 		 CREATE TABLE template_verify_heads (pr_key TEXT PRIMARY KEY, head_sha TEXT NOT NULL, job_id BIGINT NOT NULL, at BIGINT NOT NULL);
 		 CREATE TABLE template_verify_jobs (delivery TEXT PRIMARY KEY, data TEXT NOT NULL)`,
+		migrationDoneReplicas,
 	},
 	dialectPostgres: {
 		`CREATE TABLE template_verify_deliveries (id TEXT PRIMARY KEY, at BIGINT NOT NULL);
 		 CREATE INDEX template_verify_deliveries_at ON template_verify_deliveries (at);
 		 CREATE TABLE template_verify_heads (pr_key TEXT PRIMARY KEY, head_sha TEXT NOT NULL, job_id BIGINT NOT NULL, at BIGINT NOT NULL);
 		 CREATE TABLE template_verify_jobs (delivery TEXT PRIMARY KEY, data TEXT NOT NULL)`,
+		migrationDoneReplicas,
 	},
 }
+
+// migrationDoneReplicas (migration 2) adds the deliveries whose
+// verification finished (a job River runs again after its completion was
+// lost finds it there and does nothing), and each replica's heartbeat
+// (Unix seconds), by which the others rescue the jobs of a dead one.
+const migrationDoneReplicas = `CREATE TABLE template_verify_done (delivery TEXT PRIMARY KEY, at BIGINT NOT NULL);
+		 CREATE INDEX template_verify_done_at ON template_verify_done (at);
+		 CREATE TABLE template_verify_replicas (id TEXT PRIMARY KEY, seen BIGINT NOT NULL)`
 
 // migrateLockKey is the Postgres advisory lock that makes replicas that
 // start at once migrate one after another.
@@ -82,7 +92,9 @@ type sqlOps[TTx any] struct {
 	exec func(ctx context.Context, tx TTx, q string, args ...any) (int64, error)
 	// query1 scans one row into dest; no row: sql.ErrNoRows.
 	query1 func(ctx context.Context, tx TTx, q string, args []any, dest ...any) error
-	close  func()
+	// each calls row for every row, with the row's scan.
+	each  func(ctx context.Context, tx TTx, q string, args []any, row func(scan func(dest ...any) error) error) error
+	close func()
 }
 
 // inTx runs fn in a transaction and commits it when fn returns nil.
@@ -140,6 +152,19 @@ func stdOps(db *sql.DB) sqlOps[*sql.Tx] {
 		query1: func(ctx context.Context, tx *sql.Tx, q string, args []any, dest ...any) error {
 			return tx.QueryRowContext(ctx, q, args...).Scan(dest...)
 		},
+		each: func(ctx context.Context, tx *sql.Tx, q string, args []any, row func(scan func(dest ...any) error) error) error {
+			rows, err := tx.QueryContext(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := row(rows.Scan); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		},
 		close: func() { _ = db.Close() },
 	}
 }
@@ -168,6 +193,19 @@ func openPostgres(ctx context.Context, url string) (*pgxpool.Pool, sqlOps[pgx.Tx
 				return 0, err
 			}
 			return tag.RowsAffected(), nil
+		},
+		each: func(ctx context.Context, tx pgx.Tx, q string, args []any, row func(scan func(dest ...any) error) error) error {
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := row(rows.Scan); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
 		},
 		query1: func(ctx context.Context, tx pgx.Tx, q string, args []any, dest ...any) error {
 			err := tx.QueryRow(ctx, q, args...).Scan(dest...)

@@ -21,10 +21,13 @@
 // maintainer's `/template-verify` comment. None of its code runs before
 // that.
 //
-// Accepted work survives a restart and a killed replica: a job left
-// running is rescued by River's leader and runs again (or, after
-// MaxAttempts runs the process did not survive, concludes as failure),
-// and the next run concludes the check runs that the stopped run left
-// open. A new push to a pull request cancels the verification of the
+// Accepted work survives a restart, a killed replica and a database
+// outage shorter than the retry window: a restart takes up its own jobs
+// at once (its replica id is kept in the data folder), the others rescue
+// a dead replica's jobs through the heartbeat, and the job runs again
+// (or, after MaxAttempts runs the process did not survive, concludes as
+// failure), completing the check runs that the stopped run made; a
+// finished verification is stored before it is published, so that a
+// kill while publishing publishes it again and verifies nothing again. A new push to a pull request cancels the verification of the
 // older head on whichever replica runs it.
 package app

@@ -209,3 +209,29 @@ func TestSameBodyOfAnotherEventIsNotDuplicate(t *testing.T) {
 		t.Errorf("the same body under the same event and a new id: %q, want duplicate", a)
 	}
 }
+
+// A delivery id is a duplicate under the same event only: the same id
+// under another event (with its own body) is admitted, the same id and
+// event again is a duplicate. Before, the id alone was the key.
+func TestSameIDOfAnotherEventIsNotDuplicate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	v := &stubVerify{}
+	h.start(v.fn)
+	send := func(event, id, body string) string {
+		code, answer := h.sendRaw(signedHeaders(event, testDeliveryID(id), []byte(body)), []byte(body))
+		if code >= 300 {
+			t.Fatalf("%s %s: %d %q", event, id, code, answer)
+		}
+		return answer
+	}
+	if a := send("star", "same", `{"action":"created","installation":{"id":1}}`); strings.Contains(a, "duplicate") {
+		t.Fatalf("first delivery: %q", a)
+	}
+	if a := send("watch", "same", `{"action":"started","installation":{"id":1}}`); strings.Contains(a, "duplicate") {
+		t.Errorf("the same id under another event: %q, want no duplicate", a)
+	}
+	if a := send("star", "same", `{"action":"created","installation":{"id":1},"x":1}`); !strings.Contains(a, "duplicate") {
+		t.Errorf("the same id under the same event: %q, want duplicate", a)
+	}
+}

@@ -66,6 +66,10 @@ type Job struct {
 	Attempts int `json:"attempts"`
 	// Unpublished is the finished verification of a job in StatePublish.
 	Unpublished *Unpublished `json:"unpublished,omitempty"`
+
+	// retried is true when River runs the announce job again: an earlier
+	// attempt may have made the App's run and died before storing its id.
+	retried bool
 }
 
 // FullName is owner/repo.

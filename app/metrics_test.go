@@ -81,3 +81,28 @@ func TestMetricsTwoServers(t *testing.T) {
 		t.Errorf("second metrics show the first's delivery")
 	}
 }
+
+// /metrics is on the webhook listener only when Config.MetricsAddr is
+// empty or MetricsOnWebhook; with an address of its own the webhook
+// listener answers 404 for it (serve's default is DefaultMetricsAddr).
+func TestMetricsListener(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr      string
+		onWebhook bool
+	}{
+		{"", true},
+		{MetricsOnWebhook, true},
+		{DefaultMetricsAddr, false},
+	} {
+		s := &server{cfg: Config{MetricsAddr: tc.addr}, metrics: newMetrics("r")}
+		rec := httptest.NewRecorder()
+		s.handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		if got := rec.Code == http.StatusOK; got != tc.onWebhook {
+			t.Errorf("MetricsAddr %q: /metrics on the webhook listener answered %d, want it served: %v", tc.addr, rec.Code, tc.onWebhook)
+		}
+		if got := !tc.onWebhook; got != (&Config{MetricsAddr: tc.addr}).metricsApart() {
+			t.Errorf("MetricsAddr %q: metricsApart %v", tc.addr, !got)
+		}
+	}
+}

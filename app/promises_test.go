@@ -254,8 +254,8 @@ func TestPromiseAttemptLimitConcludesFailure(t *testing.T) {
 }
 
 // A stop drains: a run that does not finish in the grace period goes
-// back to the queue, and the next start concludes the check runs it left
-// open and runs it again.
+// back to the queue, and the next start runs it again and completes the
+// check runs it left open: no second set.
 func TestPromiseStopDrainsNextStartConcludes(t *testing.T) {
 	t.Parallel()
 	forDrivers(t, func(t *testing.T, h *harness) {
@@ -281,9 +281,14 @@ func TestPromiseStopDrainsNextStartConcludes(t *testing.T) {
 		h.waitFor("the run after the restart", func() bool { return h.idle() && second.calls.Load() == 1 && h.allDone(head, 3) })
 		for _, c := range h.gh.CheckRuns() {
 			for _, id := range open {
-				if c.ID == id && c.Conclusion != "cancelled" {
-					t.Errorf("run %d %q left open by the stop: %s %q, want cancelled", c.ID, c.Name, c.Status, c.Conclusion)
+				if c.ID == id && c.Conclusion != "success" {
+					t.Errorf("run %d %q left open by the stop: %s %q, want completed by the next run as success", c.ID, c.Name, c.Status, c.Conclusion)
 				}
+			}
+		}
+		for _, name := range []string{"template-verify / render", "template-verify / gate"} {
+			if n := countRuns(h, name); n != 1 {
+				t.Errorf("%d check runs %q on the head, want 1 (the next start completes the stopped run's)", n, name)
 			}
 		}
 		if r := h.runsOf(head)["template-verify / gate"]; r.Conclusion != "success" {

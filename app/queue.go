@@ -101,6 +101,21 @@ type queue interface {
 	orphans(ctx context.Context) ([]orphan, error)
 	// unfinished counts the announce and verify jobs that wait or run.
 	unfinished(ctx context.Context) (int, error)
+	// finish records that the verification of delivery is finished and
+	// deletes its state, in one transaction.
+	finish(ctx context.Context, delivery string) error
+	// finished says whether finish recorded delivery.
+	finished(ctx context.Context, delivery string) (bool, error)
+	// beat records that replica is alive now (Unix seconds) and returns
+	// every replica's last beat.
+	beat(ctx context.Context, replica string, now int64) (map[string]int64, error)
+	// runningJobs lists the announce and verify jobs River has as
+	// running, on any replica.
+	runningJobs(ctx context.Context) ([]runningJob, error)
+	// rescue makes a running job whose process is gone available again,
+	// or cancelled when its cancel was asked; false when the job no
+	// longer runs (someone else rescued or finished it).
+	rescue(ctx context.Context, r runningJob) (bool, error)
 	migrate(ctx context.Context) error
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
@@ -117,6 +132,9 @@ type riverQueue[TTx any] struct {
 	// admits writes the webhook's deliveries a batch at a time, on
 	// SQLite; nil on Postgres, where each admit is its own transaction.
 	admits *admitter
+	// nowSQL is the driver's SQL for the current time in River's
+	// columns.
+	nowSQL string
 }
 
 // newRiverQueue is the queue of one driver. With batchAdmits (SQLite)
@@ -127,9 +145,10 @@ type riverQueue[TTx any] struct {
 // would put them in a line: measured, that made the answer slower
 // (docs/replicas.md).
 func newRiverQueue[TTx any](s *server, client *river.Client[TTx], ops sqlOps[TTx], mig func(ctx context.Context) error, batchAdmits bool) *riverQueue[TTx] {
-	q := &riverQueue[TTx]{client: client, ops: ops, s: s, mig: mig}
+	q := &riverQueue[TTx]{client: client, ops: ops, s: s, mig: mig, nowSQL: "now()"}
 	if batchAdmits {
 		q.admits = newAdmitter(q.writeAdmits)
+		q.nowSQL = "datetime('now', 'subsec')"
 	}
 	return q
 }
@@ -308,7 +327,7 @@ func (q *riverQueue[TTx]) admitTx(ctx context.Context, batch []*admitRequest) ([
 					continue
 				}
 			}
-			jobs = append(jobs, river.InsertManyParams{Args: announceArgs{Job: *j}, InsertOpts: &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceTries}})
+			jobs = append(jobs, river.InsertManyParams{Args: announceArgs{Job: *j}, InsertOpts: &river.InsertOpts{Queue: queueAnnounce, MaxAttempts: announceMaxAttempts}})
 		}
 		if len(jobs) == 0 {
 			return nil
@@ -382,6 +401,13 @@ func (q *riverQueue[TTx]) enqueueVerify(ctx context.Context, j *Job) (int64, []i
 			return err
 		}
 		if res.UniqueSkippedAsDuplicate {
+			var was verifyArgs
+			if res.Job != nil && json.Unmarshal(res.Job.EncodedArgs, &was) == nil && was.Job.Delivery == j.Delivery {
+				// An earlier attempt of this announce job queued it and
+				// died before it stored the id.
+				id = res.Job.ID
+				return nil
+			}
 			return errSameHead
 		}
 		id = res.Job.ID

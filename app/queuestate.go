@@ -66,7 +66,10 @@ func (q *riverQueue[TTx]) prune(ctx context.Context, cut time.Time) (int64, erro
 		if n, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_deliveries WHERE at < $1`, cut.Unix()); err != nil {
 			return err
 		}
-		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano())
+		if _, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano()); err != nil {
+			return err
+		}
+		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_done WHERE at < $1`, cut.Unix())
 		return err
 	})
 	if err != nil {

@@ -2,8 +2,14 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/formula-code/template-verify/internal/githubapi"
+	"github.com/formula-code/template-verify/publish"
 )
 
 // recoverTimeout bounds the look-up of the runs a stopped run left open.
@@ -37,4 +43,33 @@ func (s *server) openRunsOf(ctx context.Context, j *Job) ([]int64, error) {
 		return nil, err
 	}
 	return s.appRun(in, j).OpenSessionRuns(ctx, j.HeadSHA, s.cfg.AppID)
+}
+
+// resumeRuns reads the per-check runs of the stopped attempt (j's
+// CheckRunIDs) for the new attempt to complete: a restart updates the
+// runs it made, and makes no second set. When they cannot be read, they
+// are concluded as cancelled instead and the new attempt makes its own.
+func (s *server) resumeRuns(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) []publish.RunInfo {
+	if len(j.CheckRunIDs) == 0 {
+		return nil
+	}
+	var runs []publish.RunInfo
+	prefix := publish.RunName("")
+	for _, id := range j.CheckRunIDs {
+		cr, _, err := in.Client.Checks.GetCheckRun(ctx, j.Owner, j.Repo, id)
+		if err == nil && !strings.HasPrefix(cr.GetName(), prefix) {
+			err = fmt.Errorf("check run %d is %q, not a run of a check", id, cr.GetName())
+		}
+		if err != nil {
+			log.Warn("read the check runs of the stopped run; they are cancelled and the run makes new ones", "error", err)
+			if err := s.closeRuns(ctx, in, j, j.CheckRunIDs, "cancelled", "The server stopped during this run",
+				"The template-verify server stopped while this check ran. A new run of the same commit replaces it."); err != nil {
+				log.Warn("conclude the check runs of the stopped run", "error", err)
+			}
+			j.CheckRunIDs = nil
+			return nil
+		}
+		runs = append(runs, publish.RunInfo{Check: strings.TrimPrefix(cr.GetName(), prefix), ID: id, URL: cr.GetHTMLURL()})
+	}
+	return runs
 }

@@ -72,7 +72,7 @@ func ListenAndServe(ctx context.Context, cfg Config, addr string) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	var mln net.Listener
-	if cfg.MetricsAddr != "" {
+	if cfg.metricsApart() {
 		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("listen for /metrics: %w", err)

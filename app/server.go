@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,16 @@ type server struct {
 	// admitWait bounds the write of one delivery; 0: admitTimeout.
 	// Tests shorten it.
 	admitWait time.Duration
+	// storeWait is the database retry window; 0: storeRetryWindow.
+	storeWait time.Duration
+	// working holds the ids of the River jobs this process's workers run
+	// (see active).
+	working sync.Map
+	// beatEveryTest and deadAfterTest replace beatEvery and deadAfter
+	// when set (tests).
+	beatEveryTest, deadAfterTest time.Duration
+	// bg waits for the heartbeat.
+	bg sync.WaitGroup
 }
 
 // errShutdown is the cause of a run stopped by shutdown; the job goes
@@ -92,7 +103,7 @@ func newServer(cfg Config) (*server, error) {
 	}
 	replica := cfg.Replica
 	if replica == "" {
-		replica = defaultReplica()
+		replica = dataDirReplica(cfg.DataDir)
 	}
 	s := &server{cfg: cfg, log: log.With("replica", replica), replica: replica, metrics: newMetrics(replica), verify: cfg.Verify, checks: cfg.Checks, bodies: newBodyBudget()}
 	log = s.log
@@ -140,15 +151,33 @@ func newServer(cfg Config) (*server, error) {
 // openTimeout bounds the connection to the database at start-up.
 const openTimeout = 30 * time.Second
 
-// defaultReplica is the host name, the process id and a random suffix.
-func defaultReplica() string {
+// replicaFile in the data folder keeps the replica id of the processes
+// that serve from it (one at a time: lockDataDir).
+const replicaFile = "replica-id"
+
+// dataDirReplica is the replica id kept in the data folder, made at the
+// first start from the host name and a random suffix: a restarted
+// process has its last process's id, and so takes up that process's jobs
+// at once (rescueOwn). When the file cannot be kept, the id is new and
+// the heartbeat of the other replicas (or River's rescuer) takes them up.
+func dataDirReplica(dataDir string) string {
+	path := filepath.Join(dataDir, replicaFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); id != "" && len(id) <= 128 {
+			return id
+		}
+	}
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "serve"
 	}
-	var b [3]byte
+	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	id := host + "-" + hex.EncodeToString(b[:])
+	if err := os.MkdirAll(dataDir, 0o700); err == nil {
+		_ = os.WriteFile(path, []byte(id+"\n"), 0o600)
+	}
+	return id
 }
 
 // depth is the queue depth over all replicas, and the runs of this one.
@@ -170,7 +199,7 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("/webhook", s.handleWebhook)
 	mux.HandleFunc("POST /{$}", s.handleWebhook)
 	mux.HandleFunc("GET /healthz", s.healthz)
-	if s.cfg.MetricsAddr == "" {
+	if !s.cfg.metricsApart() {
 		mux.Handle("GET /metrics", s.metrics)
 	}
 	return mux
@@ -213,10 +242,15 @@ func (s *server) start(ctx context.Context) error {
 	if err := nice.Set(s.cfg.Nice); err != nil {
 		return err
 	}
+	if err := s.rescueOwn(ctx); err != nil {
+		s.log.Warn("take up the jobs this replica's last process left", "error", err)
+	}
 	if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
 		return err
 	}
 	s.started.Store(true)
+	s.bg.Add(1)
+	go s.heartbeat()
 	return nil
 }
 
@@ -289,6 +323,8 @@ func (s *server) shutdown(ctx context.Context) error {
 
 // closeQueue closes the queue, then ends the lock on the data folder.
 func (s *server) closeQueue() {
+	s.stop(errShutdown)
+	s.bg.Wait()
 	s.q.close()
 	if s.lock != nil {
 		_ = s.lock.Close()

@@ -102,10 +102,11 @@ func (s *server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	if job != nil {
 		job.Delivery, job.State, job.Accepted = delivery, StateAccepted, time.Now().UTC()
 	}
-	// A body is a duplicate of the same body of the same event only:
-	// GitHub may send one payload under two events.
+	// A delivery is a duplicate of the same id under the same event, and
+	// a body of the same body under the same event only: GitHub may send
+	// one payload under two events.
 	sum := sha256.Sum256(append([]byte(event+"\x00"), body...))
-	keys := []string{delivery, bodyKeyPrefix + hex.EncodeToString(sum[:])}
+	keys := []string{deliveryKey(delivery, event), bodyKeyPrefix + hex.EncodeToString(sum[:])}
 	actx, cancel := context.WithTimeout(r.Context(), s.admitTimeout())
 	err = s.q.admit(actx, keys, job)
 	cancel()
@@ -234,6 +235,12 @@ func readBody(r io.Reader, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("read the body: %w", err)
 	}
 	return buf, nil
+}
+
+// deliveryKey is the key of a delivery id under an event (X-GitHub-Delivery
+// and X-GitHub-Event) among the keys admit records.
+func deliveryKey(delivery, event string) string {
+	return delivery + " " + event
 }
 
 // bodyKeyPrefix starts the key of a delivery's SHA-256 (over the event

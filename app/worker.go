@@ -31,13 +31,28 @@ type verifyWorker struct {
 // on any replica, and finds it there.
 func (w *verifyWorker) Work(ctx context.Context, job *river.Job[verifyArgs]) error {
 	s := w.s
+	done := s.active(job.ID)
+	defer done()
 	j := &job.Args.Job
 	// Not ctx: a newer push's cancel may come now, and the run must
 	// still conclude its check runs as superseded (runJob); a Work that
 	// fails on the cancelled ctx leaves them open.
-	st, ok, err := s.q.loadState(context.WithoutCancel(ctx), j.Delivery)
+	var st *Job
+	var ok, finished bool
+	err := s.retryStore(context.WithoutCancel(ctx), "read the job", func(ctx context.Context) (err error) {
+		if finished, err = s.q.finished(ctx, j.Delivery); err != nil || finished {
+			return err
+		}
+		st, ok, err = s.q.loadState(ctx, j.Delivery)
+		return err
+	})
 	if err != nil {
 		return err
+	}
+	if finished {
+		// River ran it again after its completion was lost.
+		s.log.Info("the verification finished already", "delivery", j.Delivery, "job", job.ID)
+		return nil
 	}
 	if ok {
 		j = st
@@ -78,6 +93,7 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 		log.Error("installation client", "error", err)
 		return "error", err
 	}
+	var prev []publish.RunInfo // the runs of the stopped attempt
 	if j.State == StateRunning {
 		// The process that ran it stopped or died during the run.
 		if j.Attempts >= s.cfg.maxAttempts() {
@@ -88,26 +104,20 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 		}
 		log.Info("a run stopped with its process; it runs again", "attempts", j.Attempts)
 		s.recoverRuns(dbctx, j)
-	}
-	if len(j.CheckRunIDs) > 0 {
 		pubCtx, pubCancel := s.publishCtx(ctx)
-		err := s.closeRuns(pubCtx, in, j, j.CheckRunIDs, "cancelled", "The server stopped during this run",
-			"The template-verify server stopped while this check ran. A new run of the same commit replaces it.")
+		prev = s.resumeRuns(pubCtx, in, j, log)
 		pubCancel()
-		if err != nil {
-			log.Warn("conclude the check runs of the stopped run", "error", err)
-		}
-		j.CheckRunIDs = nil
 	}
 	if newer, ok := s.superseded(dbctx, j); ok {
 		pubCtx, pubCancel := s.publishCtx(ctx)
 		defer pubCancel()
-		s.cancelled(pubCtx, in, j, nil, newer, log)
+		s.cancelled(pubCtx, in, j, prev, newer, log)
 		return "superseded", nil
 	}
 	j.State = StateRunning
 	j.Attempts++
-	if err := s.q.saveState(dbctx, j); err != nil {
+	if err := s.saveStateRetry(dbctx, j); err != nil {
+		// Nothing ran: River runs the job again later.
 		log.Error("store the job", "error", err)
 		return "error", err
 	}
@@ -120,9 +130,17 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 		log.Warn("mark the check run in progress", "error", err)
 	}
 	sess := s.session(in, j, log)
+	// The runs of the stopped attempt are completed, not made again.
+	sess.Resume(prev)
 	var gate *checks.Gate // the gate the session read, kept if publishing fails
 	readGate := sess.Gate
-	sess.Gate = func(ctx context.Context) checks.Gate { g := readGate(ctx); gate = &g; return g }
+	sess.Gate = func(ctx context.Context) checks.Gate {
+		if gate == nil {
+			g := readGate(ctx)
+			gate = &g
+		}
+		return *gate
+	}
 	rep, err := s.execute(ctx, in, j, sess)
 	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		if errors.Is(context.Cause(ctx), errShutdown) {
@@ -149,6 +167,17 @@ func (s *server) runJob(rctx context.Context, j *Job) (string, error) {
 	if err != nil {
 		err = redacted{err}
 		log.Error("verification failed", "error", err)
+	}
+	// What is published is stored first: a process that dies while it
+	// publishes leaves a job that publishes it (republish), completing
+	// the same runs, the same gate and the same comment; nothing is
+	// verified again.
+	gctx, gcancel := s.publishCtx(ctx)
+	sess.Gate(gctx)
+	gcancel()
+	j.State, j.Unpublished = StatePublish, newUnpublished(rep, err, *gate, sess.Runs())
+	if serr := s.saveStateRetry(dbctx, j); serr != nil {
+		log.Warn("store the verification before publishing it", "error", serr)
 	}
 	pubCtx, pubCancel = s.publishCtx(ctx)
 	out := sess.Finish(pubCtx, rep, err)
@@ -255,11 +284,15 @@ func (s *server) execute(ctx context.Context, in *githubapi.Installation, j *Job
 	if err := sess.Start(ctx); err != nil {
 		return nil, err
 	}
+	j.CheckRunIDs = nil
 	for _, r := range sess.Runs() {
 		j.CheckRunIDs = append(j.CheckRunIDs, r.ID)
 	}
-	if err := s.q.saveState(ctx, j); err != nil {
-		return nil, err
+	// The ids let a restart complete these runs. When the database does
+	// not answer through the retry window, the verification goes on: a
+	// restart finds the open runs on the head (recoverRuns).
+	if err := s.saveStateRetry(context.WithoutCancel(ctx), j); err != nil {
+		s.log.Warn("store the check runs of the job", append(jobAttrs(j), "error", err)...)
 	}
 	// The comment shows "verifying <sha>…" over the previous result until
 	// Finish replaces it; a failure here costs only that line.

@@ -3,7 +3,7 @@
 # 3 App servers on one database; 300 signed deliveries for 30 pull-request
 # heads round-robin over the replicas, with duplicates and superseding
 # pushes; SIGKILL of one replica in the middle of the runs and its restart
-# (internal/replicademo). Prints one line such as
+# (scripts/replicademo). Prints one line such as
 #
 #   heads 30, verified 30, comments 30, lost 0, run twice 0, p99 ack N ms
 #
@@ -15,5 +15,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/replicademo" ./internal/replicademo
+go build -o "$bin/replicademo" ./scripts/replicademo
 bash scripts/pg.sh run bash -c '"$0" -database-url "$TEMPLATE_VERIFY_TEST_DATABASE_URL" "$@"' "$bin/replicademo" "$@"

@@ -20,7 +20,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{[]string{"help", "run"}, []string{"Verify the template changes", "-only string", "Example:"}},
 		{[]string{"demo", "--help"}, []string{"bundled example", "-bad", "Example:\n  template-verify demo"}},
 		{[]string{"serve", "--help"}, []string{"GitHub App", "-register", "-public-url string", "Example:\n  template-verify serve"}},
-		{[]string{"help", "serve"}, []string{"-app-id string", "Example:"}},
+		{[]string{"help", "serve"}, []string{"-app-id string", "Example:", `(default "127.0.0.1:9090")`}},
 		{[]string{"action", "--help"}, []string{"GitHub Action", "INPUT_", "Example:"}},
 		{[]string{"help", "version"}, []string{"VCS revision", "Example:\n  template-verify version"}},
 		{[]string{"help"}, []string{"Commands:", "run ", "serve ", "help COMMAND"}},

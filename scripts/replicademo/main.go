@@ -16,7 +16,7 @@
 // real clone and takes Pace), since the demonstration is about the queue,
 // not about verifying templates.
 //
-//	go run ./internal/replicademo -database-url postgres://...
+//	go run ./scripts/replicademo -database-url postgres://...
 package main
 
 // This file is over 400 lines because demo() is the demonstration itself,
