@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-actionlint() { go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 "$@"; }
+# Built once per version and Go version, then kept (scripts/tool.sh).
+bin=$(bash scripts/tool.sh github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)
+actionlint() { "$bin" "$@"; }
 
 actionlint .github/workflows/*.yml examples/workflows/*.yml
 

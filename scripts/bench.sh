@@ -11,6 +11,11 @@
 #   demo            template-verify demo
 #   demo-restore    template-verify demo --only restore
 #   demo-render     template-verify demo --only render
+#   demo-prompt     a prompt-only PR: demo --head prompt-on-failing-base,
+#                   whose head changes only the prompt template
+#   demo-second     a second push: template-verify demo with a cache folder
+#                   (TEMPLATE_VERIFY_CACHE_DIR) that one untimed run of the
+#                   same binary filled first
 #   benchgen        template-verify run on benchgen's head BENCH_HEAD
 #                   (default restore-protects-data: every check runs)
 #
@@ -31,7 +36,7 @@ cd "$(dirname "$0")/.."
 
 runs=${BENCH_RUNS:-5}
 old=${BENCH_OLD:-}
-cases=${BENCH_CASES:-demo,demo-restore,demo-render,benchgen}
+cases=${BENCH_CASES:-demo,demo-restore,demo-render,demo-prompt,demo-second,benchgen}
 engine=${BENCH_ENGINE:-}
 head=${BENCH_HEAD:-restore-protects-data}
 while [ $# -gt 0 ]; do
@@ -40,7 +45,7 @@ while [ $# -gt 0 ]; do
     --old) old=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --engine) engine=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -69,8 +74,21 @@ cmd() {
     demo) echo "$2 demo" ;;
     demo-restore) echo "$2 demo --only restore" ;;
     demo-render) echo "$2 demo --only render" ;;
+    demo-prompt) echo "$2 demo --head prompt-on-failing-base" ;;
+    demo-second) echo "env TEMPLATE_VERIFY_CACHE_DIR=$(cache_of "$2") $2 demo" ;;
     benchgen) echo "$2 run --repo $work/benchgen-repo --base main --head $head" ;;
-    *) echo "bench.sh: unknown case $1 (floor, demo, demo-restore, demo-render, benchgen)" >&2; return 2 ;;
+    *) echo "bench.sh: unknown case $1 (floor, demo, demo-restore, demo-render, demo-prompt, demo-second, benchgen)" >&2; return 2 ;;
+  esac
+}
+
+# cache_of BIN is the cache folder of a binary's second-push runs.
+cache_of() { echo "$work/cache-$(printf %s "$1" | cksum | cut -d' ' -f1)"; }
+
+# prepare CASE BIN runs what a case needs before it is timed: the first
+# push that fills the cache folder of demo-second.
+prepare() {
+  case "$1" in
+    demo-second) bash -c "$(cmd "$1" "$2")" >/dev/null 2>&1 || true ;;
   esac
 }
 
@@ -134,6 +152,8 @@ PY
 # falls on both.
 run_case() { # CASE
   local i
+  prepare "$1" "$new"
+  if [ -n "$old" ] && [ "$1" != floor ]; then prepare "$1" "$old"; fi
   for i in $(seq "$runs"); do
     "time_$engine" "$1" new "$new"
     if [ -n "$old" ] && [ "$1" != floor ]; then "time_$engine" "$1" old "$old"; fi
@@ -150,6 +170,7 @@ for c in "${list[@]}"; do
   [ "$c" = floor ] && continue
   cmd "$c" x >/dev/null
   run_case "$c"
+  echo "  $c: load after the case $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$cpu_source"

@@ -34,10 +34,9 @@ fi
 step "go vet"
 go vet -race ./...
 step "staticcheck"
-bin=$(mktemp -d)
-made+=("$bin")
-GOBIN=$bin go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
-GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$bin/staticcheck" ./...
+# Built once per version and Go version, then kept (scripts/tool.sh).
+staticcheck=$(bash scripts/tool.sh honnef.co/go/tools/cmd/staticcheck@v0.8.2)
+GOFLAGS="${GOFLAGS:+$GOFLAGS }-race" "$staticcheck" ./...
 step "actionlint"
 bash .github/actionlint.sh
 step "go test -race"

@@ -60,7 +60,32 @@ func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	if err != nil {
 		return internalError(res, err)
 	}
+	// The runner renders at head and base while the python is looked for:
+	// neither needs the other, and both take a Python start.
+	var (
+		prep     *runnerPrep
+		prepDone = make(chan struct{})
+	)
+	go func() {
+		defer close(prepDone)
+		if runnerOn {
+			prep = prepareRunner(ctx, in)
+		}
+	}()
 	py, err := findPython(ctx, cfg.Python, scratch)
+	<-prepDone
+	if prep != nil {
+		if same, note := prep.unchanged(); same {
+			runnerOn = false
+			res.Notes = append(res.Notes, note)
+			if len(suites) == 0 {
+				res.Conclusion = checks.Skipped
+				res.Title = "The runner did not change and no pytest suite matches the changed files"
+				res.Summary = note
+				return res
+			}
+		}
+	}
 	if err != nil {
 		res.Conclusion = checks.NotRun
 		res.Title = "No python with pytest"
@@ -73,24 +98,33 @@ func (*Check) Run(ctx context.Context, in *checks.Input) checks.Result {
 	co := &checkouts{repo: gitx.Repo{Dir: in.Repo}, head: in.Plan.Head, base: in.Plan.MergeBase, dir: scratch}
 
 	var (
-		wg       sync.WaitGroup
-		suiteRes []suiteResult
-		scen     *runnerOutcome
+		wg         sync.WaitGroup
+		suiteRes   []suiteResult
+		suiteNotes []string
+		scen       *runnerOutcome
 	)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		for _, s := range suites {
-			suiteRes = append(suiteRes, runSuite(ctx, r, co, s, cfg.Timeout.Duration, config.PreExistingFails(in.BaseConfig, in.Config)))
+			sr, reused := cachedSuite(ctx, r, co, s, cfg.Timeout.Duration, config.PreExistingFails(in.BaseConfig, in.Config))
+			if reused {
+				suiteNotes = append(suiteNotes, reusedSuiteNote(s.Name))
+			}
+			suiteRes = append(suiteRes, sr)
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		if runnerOn {
-			scen = runRunner(ctx, in, py, scratch)
+			scen = runRunner(ctx, in, py, scratch, prep)
 		}
 	}()
 	wg.Wait()
+	res.Notes = append(res.Notes, suiteNotes...)
+	if scen != nil && scen.Reused != "" {
+		res.Notes = append(res.Notes, scen.Reused)
+	}
 	return applyKeys(assemble(ctx, res, suiteRes, scen), scen)
 }
 

@@ -19,7 +19,13 @@
 // fixture projects (git repositories with a baseline commit and an
 // agent-like change). Each scenario declares the regressions that the runner
 // must report; a missing or extra one fails the scenario and names the
-// feature that is likely missing.
+// feature that is likely missing. No scenario runs when the runner renders
+// to the same bytes at base and head with the same settings, unless the base
+// sets pre_existing: fail: every failure would be the base's too.
+//
+// With TEMPLATE_VERIFY_CACHE_DIR set, passing suites and runner scenarios
+// are kept there by the hash of their inputs and read back by a later run
+// (suite_cache.go, scenario_cache.go, diskcache.go).
 //
 // Every run is untrusted code: it gets a clean environment, a temporary
 // HOME, a time limit that kills the process group, a cap on output, and the

@@ -2,6 +2,7 @@ package pytest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,13 +55,12 @@ func TestExampleGoodHeadPasses(t *testing.T) {
 	if !strings.HasPrefix(res.Figures[0].Command, "PYTHONPATH=src ") {
 		t.Errorf("command %q", res.Figures[0].Command)
 	}
-	if len(res.Tables) != 1 || res.Tables[0].Title != ScenarioTable || len(res.Tables[0].Rows) != len(scenarios()) {
-		t.Fatalf("tables %+v", res.Tables)
-	}
-	for _, row := range res.Tables[0].Rows {
-		if row[1] != "pass" {
-			t.Errorf("scenario %s: %s", row[0], row[1])
-		}
+	// The good head changes the config and the template folder but not
+	// the rendered runner: no runner scenario runs.
+	if len(res.Tables) != 0 || !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "The runner scenarios did not run: src/datasmith/harbor_adapter/template/tests/pytest_runner.py renders to the same bytes")
+	}) {
+		t.Fatalf("tables %+v; notes %q", res.Tables, res.Notes)
 	}
 	t.Logf("%s: %s\n%s", res.Conclusion, res.Title, res.Summary)
 	for _, f := range res.Figures {

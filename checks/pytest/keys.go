@@ -140,28 +140,18 @@ func keyReads(line string) []string {
 	return out
 }
 
-// compareKeys runs the base's runner on the first scenario when the
+// compareKeys runs the base's runner of p on the first scenario when the
 // runner changed, and looks for keys the head no longer writes that a
 // file at the head reads. head are the head's scenario results (with the
-// keys each wrote); rel is the runner's path in its group, producer its
-// repository path. nil: there was nothing to compare (the same runner).
-func compareKeys(ctx context.Context, in *checks.Input, py *python, text, rel, producer string, head []scenarioResult, list []scenario, dir string) *keyOutcome {
-	rc := in.Config.Pytest.Runner
-	bcfg := in.BaseConfig
-	if bcfg == nil {
-		bcfg = in.Config
-	}
-	if bcfg.Pytest == nil || bcfg.Pytest.Runner == nil || len(list) == 0 {
+// keys each wrote). nil: there was nothing to compare (the same runner).
+func compareKeys(ctx context.Context, in *checks.Input, py *python, p *runnerPrep, head []scenarioResult, list []scenario, dir string) *keyOutcome {
+	if p.headErr || p.brc == nil || len(list) == 0 || p.same() {
 		return nil
 	}
-	brc := bcfg.Pytest.Runner
-	btext, err := renderRunner(ctx, in, bcfg, brc, baseRev(in))
-	if err != nil {
-		return &keyOutcome{Note: fmt.Sprintf("The keys of the runner's result were not compared: the base's runner does not render (%v).", err)}
+	if p.baseNote != "" {
+		return &keyOutcome{Note: "The keys of the runner's result were not compared: " + lowerFirst(p.baseNote)}
 	}
-	if btext == text && sameRunner(brc, rc) {
-		return nil
-	}
+	rc, brc, btext, rel := p.rc, p.brc, p.btext, p.rel
 	var headKeys []string
 	for _, r := range head {
 		headKeys = append(headKeys, r.Keys...)
@@ -177,7 +167,7 @@ func compareKeys(ctx context.Context, in *checks.Input, py *python, text, rel, p
 	if t := in.Config.Pytest.Timeout.Duration; t > 0 && t < timeout {
 		timeout = t
 	}
-	bres, err := scenarioRuns.get(ctx, specFor(brc, py.Path, bfile, timeout), py, filepath.Join(dir, "keys-base-scenarios"), list[:1])
+	bres, _, err := scenarioRuns.get(ctx, specFor(brc, py.Path, bfile, timeout), py, filepath.Join(dir, "keys-base-scenarios"), list[:1])
 	if err != nil || len(bres) == 0 || len(bres[0].Keys) == 0 {
 		return &keyOutcome{Note: fmt.Sprintf("The keys of the runner's result were not compared: the base's runner wrote no JSON object in the scenario %s.", list[0].Name)}
 	}
@@ -188,7 +178,7 @@ func compareKeys(ctx context.Context, in *checks.Input, py *python, text, rel, p
 	if len(dropped) == 0 {
 		return out
 	}
-	drops, err := consumerReads(ctx, in, result, producer, dropped)
+	drops, err := consumerReads(ctx, in, result, p.out.Template, dropped)
 	if err != nil {
 		out.Note = fmt.Sprintf("The runner's head no longer writes %s, but the files that read %s could not be searched: %v.", strings.Join(slices.Sorted(mapsKeys(dropped)), ", "), result, err)
 		return out

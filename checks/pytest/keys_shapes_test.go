@@ -149,22 +149,23 @@ func keyShapeFindings(t *testing.T, py *python, base, head map[string]string) []
 	dir := makeRepo(t, base, head)
 	cfg := runnerConfig()
 	in := checktest.Input(t, gitx.Repo{Dir: dir}, checktest.Base, checktest.Head, cfg, runnerConfig())
-	text, err := renderRunner(ctx, in, cfg, cfg.Pytest.Runner, in.Plan.Head)
-	if err != nil {
-		t.Fatal(err)
+	p := prepareRunner(ctx, in)
+	if p.headErr {
+		t.Fatal(p.out.Err)
 	}
 	scratch := t.TempDir()
-	file, err := writeRunner(filepath.Join(scratch, "head"), "pytest_runner.py", text)
+	file, err := writeRunner(filepath.Join(scratch, "head"), p.rel, p.text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	list := scenarios()[:1]
-	res, err := scenarioRuns.get(ctx, specFor(cfg.Pytest.Runner, py.Path, file, defaultScenarioTimeout), py, filepath.Join(scratch, "scenarios"), list)
+	res, _, err := scenarioRuns.get(ctx, specFor(cfg.Pytest.Runner, py.Path, file, defaultScenarioTimeout), py, filepath.Join(scratch, "scenarios"), list)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &runnerOutcome{Template: "tmpl/pytest_runner.py", Results: res}
-	out.Keys = compareKeys(ctx, in, py, text, "pytest_runner.py", out.Template, res, list, scratch)
+	out := p.out
+	out.Results = res
+	out.Keys = compareKeys(ctx, in, py, p, res, list, scratch)
 	got := applyKeys(checks.Result{}, out)
 	return got.Findings
 }

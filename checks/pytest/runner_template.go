@@ -9,11 +9,13 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
+	"github.com/formula-code/template-verify/internal/rendercode"
 	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
@@ -33,6 +35,9 @@ type runnerOutcome struct {
 	// side did not run.
 	Compared, Same, Strict bool
 	BaseNote               string
+	// Reused says where the head's results come from when they were not
+	// run now; empty when they ran.
+	Reused string
 	// Engine rendered the head's runner; nil when the group copies it
 	// verbatim or it was not rendered.
 	Engine *jinja.Engine
@@ -41,23 +46,54 @@ type runnerOutcome struct {
 	Keys *keyOutcome
 }
 
-// runRunner renders the runner template at head with the first variable
-// set of its template entry and runs the scenario catalogue with it. The
-// scenarios that fail at head run again with the base's runner: a failure
-// that the base's runner has too is not this change's. It is about 90
-// lines: render at head, run, render at base and run again are its steps,
-// each a few lines of error wording; left for a later split.
-func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string) *runnerOutcome {
+// runnerPrep is the runner rendered at head and at the base, before any
+// scenario runs: the check renders both while it looks for the python, and
+// runs no scenario when they are the same (runnerUnchanged).
+type runnerPrep struct {
+	rc       *config.Runner
+	rel      string // the template's path in its group
+	text     string // the head's runner
+	out      *runnerOutcome
+	headErr  bool // out.Err is set: no scenario can run
+	bcfg     *config.Config
+	brc      *config.Runner
+	btext    string
+	baseNote string // why the base side cannot run, when it cannot
+}
+
+// prepareRunner renders the runner template at head with the first
+// variable set of its template entry, and the base's runner with the base
+// config's settings (the head's when the base has no config that decodes).
+// The two renders run at once.
+func prepareRunner(ctx context.Context, in *checks.Input) *runnerPrep {
 	rc := in.Config.Pytest.Runner
-	out := &runnerOutcome{Strict: config.PreExistingFails(in.BaseConfig, in.Config)}
+	p := &runnerPrep{rc: rc, out: &runnerOutcome{Strict: config.PreExistingFails(in.BaseConfig, in.Config)}}
+	out := p.out
 	g, rel, err := in.Config.ResolveTemplate(rc.Template)
 	if err != nil {
 		out.Err = fmt.Errorf("pytest.runner.template: %w", err)
-		return out
+		p.headErr = true
+		return p
 	}
+	p.rel = rel
 	out.Template = path.Join(g.Root, rel)
 	out.ErrPath = out.Template
+	p.bcfg = in.BaseConfig
+	if p.bcfg == nil {
+		p.bcfg = in.Config
+	}
+	var wg sync.WaitGroup
+	var baseErr error
+	if p.bcfg.Pytest != nil && p.bcfg.Pytest.Runner != nil {
+		p.brc = p.bcfg.Pytest.Runner
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.btext, baseErr = renderRunner(ctx, in, p.bcfg, p.brc, baseRev(in))
+		}()
+	}
 	text, engine, err := renderRunnerRecord(ctx, in, in.Config, rc, in.Plan.Head)
+	wg.Wait()
 	out.Engine = engine
 	if err != nil {
 		var je *jinja.Error
@@ -65,8 +101,45 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 			out.ErrPath, out.ErrLine = je.File, je.Line
 		}
 		out.Err = err
+		p.headErr = true
+		return p
+	}
+	p.text = text
+	switch {
+	case p.brc == nil:
+		p.baseNote = "The base config names no pytest runner, so every runner failure counts."
+	case baseErr != nil:
+		p.baseNote = fmt.Sprintf("The base's runner does not render (%v), so every runner failure counts.", baseErr)
+	}
+	return p
+}
+
+// same reports whether the runner renders to the same bytes at base and
+// head and is run and read the same way.
+func (p *runnerPrep) same() bool {
+	return !p.headErr && p.baseNote == "" && p.btext == p.text && sameRunner(p.brc, p.rc)
+}
+
+// runnerUnchanged is the note of a check that runs no runner scenario
+// because the runner is the base's: every failure would be the base's
+// too ("same runner"), a warning. With pre_existing: fail such a failure
+// fails the check, so the scenarios run.
+func (p *runnerPrep) unchanged() (bool, string) {
+	if !p.same() || p.out.Strict {
+		return false, ""
+	}
+	return true, fmt.Sprintf("The runner scenarios did not run: %s renders to the same bytes at base and head, with the same settings. This change cannot change what they show.", p.out.Template)
+}
+
+// runRunner runs the scenario catalogue with the head's runner of p. The
+// scenarios that fail at head run again with the base's runner: a failure
+// that the base's runner has too is not this change's.
+func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string, p *runnerPrep) *runnerOutcome {
+	out := p.out
+	if p.headErr {
 		return out
 	}
+	rc, rel, text := p.rc, p.rel, p.text
 	dir := filepath.Join(scratch, "runner")
 	file, err := writeRunner(filepath.Join(dir, "head"), rel, text)
 	if err != nil {
@@ -79,12 +152,14 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	}
 	spec := specFor(rc, py.Path, file, timeout)
 	list := scenarios()
-	out.Results, err = scenarioRuns.get(ctx, spec, py, filepath.Join(dir, "scenarios"), list)
+	var src reuse
+	out.Results, src, err = scenarioRuns.get(ctx, spec, py, filepath.Join(dir, "scenarios"), list)
+	out.Reused = reusedNote(src, len(list))
 	if err != nil {
 		out.Err = fmt.Errorf("the runner scenarios could not run: %w", err)
 		return out
 	}
-	out.Keys = compareKeys(ctx, in, py, text, rel, out.Template, out.Results, list, dir)
+	out.Keys = compareKeys(ctx, in, py, p, out.Results, list, dir)
 	var failing []scenario
 	var at []int
 	for i, r := range out.Results {
@@ -96,24 +171,13 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 	if len(failing) == 0 {
 		return out
 	}
-	// The base side: the base config's runner settings (the head's when the
-	// base has no config that decodes), the base's template.
-	bcfg := in.BaseConfig
-	if bcfg == nil {
-		bcfg = in.Config
-	}
-	if bcfg.Pytest == nil || bcfg.Pytest.Runner == nil {
-		out.BaseNote = "The base config names no pytest runner, so every runner failure counts."
+	if p.baseNote != "" {
+		out.BaseNote = p.baseNote
 		return out
 	}
-	brc := bcfg.Pytest.Runner
-	btext, err := renderRunner(ctx, in, bcfg, brc, baseRev(in))
-	if err != nil {
-		out.BaseNote = fmt.Sprintf("The base's runner does not render (%v), so every runner failure counts.", err)
-		return out
-	}
+	brc, btext := p.brc, p.btext
 	out.Compared = true
-	if btext == text && sameRunner(brc, rc) {
+	if p.same() {
 		out.Same = true
 		for _, i := range at {
 			out.Results[i].Base, out.Results[i].PreExisting = "same runner", true
@@ -126,7 +190,7 @@ func runRunner(ctx context.Context, in *checks.Input, py *python, scratch string
 		out.Compared = false
 		return out
 	}
-	base, err := scenarioRuns.get(ctx, specFor(brc, py.Path, bfile, timeout), py, filepath.Join(dir, "base-scenarios"), failing)
+	base, _, err := scenarioRuns.get(ctx, specFor(brc, py.Path, bfile, timeout), py, filepath.Join(dir, "base-scenarios"), failing)
 	if err != nil {
 		out.BaseNote = fmt.Sprintf("The base's runner did not run: %v.", err)
 		out.Compared = false
@@ -209,4 +273,15 @@ func baseRev(in *checks.Input) string {
 		return in.Plan.MergeBase
 	}
 	return in.Plan.Base
+}
+
+// reusedNote says where the head's scenario results come from.
+func reusedNote(src reuse, n int) string {
+	switch src {
+	case fromMemory:
+		return fmt.Sprintf("The %d runner scenarios did not run again. This process ran them less than %s ago with the same runner, settings and python, and they all passed.", n, scenarioTTL)
+	case fromDisk:
+		return fmt.Sprintf("The %d runner scenarios did not run again. They all passed in an earlier run with the same runner, settings, python and tool build. Their results come from the cache folder (%s).", n, rendercode.CacheEnv)
+	}
+	return ""
 }

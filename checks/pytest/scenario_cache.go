@@ -46,33 +46,73 @@ func newScenarioCache(run func(context.Context, runnerSpec, string, []scenario) 
 	return &scenarioCache{memo: newMemo[string, []scenarioResult](scenarioTTL, maxScenarioEntries, now), run: run}
 }
 
+// reuse says where results came from: a run, this process's memory, or
+// the cache folder of an earlier run.
+type reuse int
+
+const (
+	ranNow reuse = iota
+	fromMemory
+	fromDisk
+)
+
 // get returns the results of the scenarios in list for the runner of spec:
-// kept ones when this runner passed them all less than scenarioTTL ago,
-// otherwise those of a new run in dir. Callers that ask for the same
-// runner meanwhile wait for the run under way.
-func (c *scenarioCache) get(ctx context.Context, spec runnerSpec, py *python, dir string, list []scenario) ([]scenarioResult, error) {
+// kept ones when this runner passed them all less than scenarioTTL ago, or
+// when an earlier run kept them in the cache folder (diskCache), otherwise
+// those of a new run in dir. Callers that ask for the same runner
+// meanwhile wait for the run under way.
+func (c *scenarioCache) get(ctx context.Context, spec runnerSpec, py *python, dir string, list []scenario) ([]scenarioResult, reuse, error) {
 	key, ok := scenarioKey(spec, py, list)
 	if !ok {
-		return c.run(ctx, spec, dir, list)
+		rs, err := c.run(ctx, spec, dir, list)
+		return rs, ranNow, err
 	}
-	ran := false
+	disk := openDiskCache("scenarios")
+	diskKey := ""
+	if tk := toolKey(ctx); tk != "" && disk.on() {
+		diskKey = hashKey(key, tk)
+	}
+	ran, src := false, fromMemory
 	results, err := c.memo.get(ctx, key,
 		func() ([]scenarioResult, error) {
 			ran = true
-			return c.run(ctx, spec, dir, list)
+			var kept []scenarioResult
+			if diskKey != "" && disk.load(diskKey, &kept) && sameNames(kept, list) && allPassed(kept) {
+				src = fromDisk
+				return kept, nil
+			}
+			src = ranNow
+			rs, err := c.run(ctx, spec, dir, list)
+			if err == nil && ctx.Err() == nil && allPassed(rs) && diskKey != "" {
+				disk.store(diskKey, rs)
+			}
+			return rs, err
 		},
 		func(rs []scenarioResult, err error) bool { return err == nil && ctx.Err() == nil && allPassed(rs) })
 	if err != nil {
 		if !ran {
-			return nil, fmt.Errorf("runner scenarios: %w", err)
+			return nil, src, fmt.Errorf("runner scenarios: %w", err)
 		}
-		return results, err
+		return results, src, err
 	}
-	if !ran {
-		slog.DebugContext(ctx, "runner scenarios: the kept results of the same runner", "runner", filepath.Base(spec.Runner))
+	if src != ranNow {
+		slog.DebugContext(ctx, "runner scenarios: kept results of the same runner", "runner", filepath.Base(spec.Runner), "from_disk", src == fromDisk)
 	}
 	// The kept slice is shared: every caller gets its own copy.
-	return cloneResults(results), nil
+	return cloneResults(results), src, nil
+}
+
+// sameNames reports whether kept results are those of list, in order.
+func sameNames(kept []scenarioResult, list []scenario) bool {
+	if len(kept) != len(list) {
+		return false
+	}
+	for i := range kept {
+		if kept[i].Name != list[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // scenarioKey hashes what the outcome of list depends on; false when the
@@ -96,9 +136,12 @@ func scenarioKey(spec runnerSpec, py *python, list []scenario) (string, bool) {
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		fmt.Fprintf(h, "%q=%q\x00", k, spec.Env[k])
 	}
+	// The catalogue and the fixture are this binary's: their contents are
+	// in the key for the cache folder, which outlives the process.
 	for _, s := range list {
-		fmt.Fprintf(h, "%q\x00", s.Name)
+		fmt.Fprintf(h, "%#v\x00", s)
 	}
+	fmt.Fprintf(h, "%#v\x00", fixtureBase)
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 

@@ -34,7 +34,7 @@ func TestScenarioCacheKeepsOnlyPassingRunsOfTheSameRunner(t *testing.T) {
 	list := scenarios()
 	get := func(s runnerSpec) []scenarioResult {
 		t.Helper()
-		res, err := c.get(context.Background(), s, py, dir, list)
+		res, _, err := c.get(context.Background(), s, py, dir, list)
 		if err != nil || len(res) != len(list) {
 			t.Fatalf("get: %d results, %v", len(res), err)
 		}

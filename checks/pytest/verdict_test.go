@@ -43,6 +43,7 @@ func TestRunnerVerdictsJudgeTheChange(t *testing.T) {
 		atBase     map[string]string // scenario -> base column
 		level      checks.Level      // of the finding of unmapped-break
 		finding    string            // it holds this
+		noTable    bool              // no scenario runs
 	}{
 		{
 			// The weak runner writes datasmith's shape: before the fix no
@@ -56,12 +57,22 @@ func TestRunnerVerdictsJudgeTheChange(t *testing.T) {
 			level:    checks.LevelWarning, finding: "The base's runner fails it the same way",
 		},
 		{
-			name: "the same runner: nothing can fail the PR",
+			// Nothing can fail the PR, so no scenario runs.
+			name: "the same runner: no scenario runs",
 			base: map[string]string{"tmpl/pytest_runner.py": weak}, head: map[string]string{"tmpl/notes.txt": "a change beside the runner\n"},
-			want:     checks.Success,
+			want:    checks.Skipped,
+			title:   "The runner did not change and no pytest suite matches the changed files",
+			noTable: true,
+		},
+		{
+			// With pre_existing: fail a failure of the base's runner fails
+			// the PR, so the scenarios run.
+			name: "the same runner, pre_existing: fail at the base",
+			base: map[string]string{"tmpl/pytest_runner.py": weak}, head: map[string]string{"tmpl/notes.txt": "a change beside the runner\n"}, baseCfg: strict,
+			want:     checks.Failure,
 			verdicts: map[string]string{"unmapped-break": "fails before this change"},
 			atBase:   map[string]string{"unmapped-break": "same runner"},
-			level:    checks.LevelWarning, finding: "The runner and its settings are the same at base and head",
+			level:    checks.LevelFailure, finding: "The runner and its settings are the same at base and head",
 		},
 		{
 			name: "pre_existing: fail at the base",
@@ -94,6 +105,12 @@ func TestRunnerVerdictsJudgeTheChange(t *testing.T) {
 			}
 			if c.title != "" && res.Title != c.title {
 				t.Errorf("title %q, want %q", res.Title, c.title)
+			}
+			if c.noTable {
+				if len(res.Tables) != 0 || !strings.Contains(res.Summary, "renders to the same bytes at base and head") {
+					t.Errorf("no scenario should run: tables %+v; summary %q", res.Tables, res.Summary)
+				}
+				return
 			}
 			if len(res.Tables) != 1 {
 				t.Fatalf("tables %+v; findings %+v", res.Tables, res.Findings)
