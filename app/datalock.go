@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +32,15 @@ func lockDataDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock the data folder: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	// The holder may be this process: a server of it that just stopped,
+	// whose lock a child forked meanwhile still shares until its exec
+	// closes it. That ends in moments; another process's lock does not.
+	for wait := 10 * time.Millisecond; errors.Is(err, unix.EWOULDBLOCK) && wait < 5*time.Second && heldByUs(path); wait *= 2 {
+		time.Sleep(wait)
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err != nil {
 		holder := "another process"
 		if b, rerr := os.ReadFile(path); rerr == nil {
 			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
@@ -48,4 +57,14 @@ func lockDataDir(dir string) (*os.File, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// heldByUs reports whether the lock file names this process.
+func heldByUs(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil && pid == os.Getpid()
 }
