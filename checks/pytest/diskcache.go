@@ -7,14 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/formula-code/template-verify/internal/rendercode"
 	"github.com/formula-code/template-verify/internal/safefile"
 	"github.com/formula-code/template-verify/internal/sandbox"
+	"github.com/formula-code/template-verify/internal/selfhash"
 )
 
 // diskCacheVersion changes when what a kept result means changes, so that
@@ -83,31 +82,12 @@ func (c diskCache) store(key string, v any) {
 // catalogue and the fixture are in it) and the sandbox backend. Empty
 // when the executable cannot be read: then nothing is kept on disk.
 func toolKey(ctx context.Context) string {
-	h := exeHash()
+	h := selfhash.Hex()
 	if h == "" {
 		return ""
 	}
-	return h + " sandbox=" + sandbox.Backend(ctx)
+	return diskCacheVersion + " " + h + " sandbox=" + sandbox.Backend(ctx)
 }
-
-// exeHash is the hash of this executable, with the cache's version;
-// empty when it cannot be read.
-var exeHash = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s %x", diskCacheVersion, h.Sum(nil))
-})
 
 // hashKey is the hex sha256 of its parts, each quoted.
 func hashKey(parts ...any) string {

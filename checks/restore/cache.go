@@ -10,15 +10,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/selfhash"
 )
 
 // CacheEnv names the folder of the restore results cache; unset or empty,
@@ -28,32 +27,13 @@ const CacheEnv = "TEMPLATE_VERIFY_RESTORE_CACHE"
 // cacheVersion changes when what a cache entry holds changes.
 const cacheVersion = "restore-cache-1"
 
-// toolHash is the hash of the running program: a cached result is only
-// reused by the same build of the tool.
-var toolHash = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
-})
-
 // cacheKey is the hash of the inputs of a check run: the tool, the
 // rendered step with its settings, the restore blocks of head and base
 // with pre_existing, the options that change a result, the fixture's
 // commit (its whole tree) and the variable sets compared. "" when the
 // inputs cannot be hashed.
 func cacheKey(r *runner, in *checks.Input, explicit []Scenario, sets int) string {
-	tool := toolHash()
+	tool := selfhash.Hex()
 	if tool == "" {
 		return ""
 	}
