@@ -70,12 +70,7 @@ func TestGeneratedShapesFollowRepositoryFiles(t *testing.T) {
 		t.Skip("no python3 with jinja2")
 	}
 	rng := rand.New(rand.NewPCG(*shapeSeed, 37))
-	var shapes []shape
-	for len(shapes) < *shapeCount {
-		if s := randomShape(rng); !slices.Contains(shapes, s) {
-			shapes = append(shapes, s)
-		}
-	}
+	shapes := randomShapes(rng, *shapeCount)
 	bugs := []fileBug{
 		{"copy drift between two plain files", synccheck.Name, checks.Failure, "were equal at the base"},
 		{"both plain copies changed alike", synccheck.Name, checks.Success, ""},

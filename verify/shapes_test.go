@@ -142,6 +142,17 @@ func (s shape) renderCode(name string) string {
 	return b.String()
 }
 
+// randomShapes draws n different shapes.
+func randomShapes(rng *rand.Rand, n int) []shape {
+	var shapes []shape
+	for len(shapes) < n {
+		if s := randomShape(rng); !slices.Contains(shapes, s) {
+			shapes = append(shapes, s)
+		}
+	}
+	return shapes
+}
+
 func randomShape(rng *rand.Rand) shape {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	return shape{
@@ -163,13 +174,7 @@ func TestGeneratedShapes(t *testing.T) {
 	if _, _, ok := jinja.FindPython(context.Background()); !ok {
 		t.Skip("no python3 with jinja2")
 	}
-	rng := rand.New(rand.NewPCG(*shapeSeed, 0))
-	var shapes []shape
-	for len(shapes) < *shapeCount {
-		if s := randomShape(rng); !slices.Contains(shapes, s) {
-			shapes = append(shapes, s)
-		}
-	}
+	shapes := randomShapes(rand.New(rand.NewPCG(*shapeSeed, 0)), *shapeCount)
 	type row struct {
 		shape, bug string
 		got        checks.Conclusion

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -63,13 +64,7 @@ func jsonKeys(doc any) []string {
 		}
 		switch v := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(func(yield func(string) bool) {
-				for k := range v {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				p := k
 				if at != "" {
 					p = at + "." + k
@@ -180,21 +175,11 @@ func compareKeys(ctx context.Context, in *checks.Input, py *python, p *runnerPre
 	}
 	drops, err := consumerReads(ctx, in, result, p.out.Template, dropped)
 	if err != nil {
-		out.Note = fmt.Sprintf("The runner's head no longer writes %s, but the files that read %s could not be searched: %v.", strings.Join(slices.Sorted(mapsKeys(dropped)), ", "), result, err)
+		out.Note = fmt.Sprintf("The runner's head no longer writes %s, but the files that read %s could not be searched: %v.", strings.Join(slices.Sorted(maps.Keys(dropped)), ", "), result, err)
 		return out
 	}
 	out.Drops = drops
 	return out
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // consumerReads reads the files at the head that name the result file
