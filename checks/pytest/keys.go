@@ -1,8 +1,6 @@
 package pytest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -10,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
@@ -30,8 +29,8 @@ const (
 	maxKeyDepth = 32
 	// maxConsumers is the most files read as consumers of the result.
 	maxConsumers = 200
-	// maxConsumerBytes is the largest consumer file read.
-	maxConsumerBytes = 512 << 10
+	// maxConsumerLine is the longest line of a consumer read for keys.
+	maxConsumerLine = 64 << 10
 )
 
 // keyDrop is a key the base's runner wrote, the head's does not, and a
@@ -182,35 +181,48 @@ func compareKeys(ctx context.Context, in *checks.Input, py *python, p *runnerPre
 	return out
 }
 
-// consumerReads reads the files at the head that name the result file
-// (all but the producer) and returns their reads of the dropped keys.
+// consumerReads finds the files at the head that name the result file (all
+// but the producer), then, with one more git grep, their lines that hold a
+// dropped key, and returns the lines that read one.
 func consumerReads(ctx context.Context, in *checks.Input, result, producer string, dropped map[string]string) ([]keyDrop, error) {
 	repo := in.Plan.Trees.Repo
 	list, err := repo.Run(ctx, "grep", "-l", "-I", "-F", "-z", "-e", result, in.Plan.Head, "--")
 	if err != nil && len(list) > 0 {
 		return nil, fmt.Errorf("git grep: %w", err)
 	}
-	var drops []keyDrop
-	n := 0
+	var paths []string
 	for _, rec := range strings.Split(string(list), "\x00") {
-		_, p, ok := strings.Cut(rec, ":")
-		if !ok || p == producer {
+		if _, p, ok := strings.Cut(rec, ":"); ok && p != producer && len(paths) < maxConsumers {
+			paths = append(paths, ":(literal)"+p)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	args := []string{"grep", "-n", "-I", "-F", "-z"}
+	for _, k := range slices.Sorted(maps.Keys(dropped)) {
+		args = append(args, "-e", k)
+	}
+	args = append(args, in.Plan.Head, "--")
+	out, err := repo.Run(ctx, append(args, paths...)...)
+	if err != nil && len(out) > 0 {
+		return nil, fmt.Errorf("git grep: %w", err)
+	}
+	var drops []keyDrop
+	// Each match is "REV:PATH\0LINE\0TEXT\n"; a path may hold a newline.
+	for rest := string(out); rest != ""; {
+		name, after, ok1 := strings.Cut(rest, "\x00")
+		num, after, ok2 := strings.Cut(after, "\x00")
+		text, after, _ := strings.Cut(after, "\n")
+		rest = after
+		_, p, ok3 := strings.Cut(name, ":")
+		line, err := strconv.Atoi(num)
+		if !ok1 || !ok2 || !ok3 || err != nil || len(text) > maxConsumerLine {
 			continue
 		}
-		if n++; n > maxConsumers {
-			break
-		}
-		src, err := repo.Run(ctx, "cat-file", "blob", in.Plan.Head+":"+p)
-		if err != nil || len(src) > maxConsumerBytes {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(src))
-		sc.Buffer(make([]byte, 64<<10), maxConsumerBytes)
-		for line := 1; sc.Scan(); line++ {
-			for _, k := range keyReads(sc.Text()) {
-				if bp, ok := dropped[k]; ok {
-					drops = append(drops, keyDrop{Key: k, BasePath: bp, Consumer: p, Line: line, Text: strings.TrimSpace(sc.Text())})
-				}
+		for _, k := range keyReads(text) {
+			if bp, ok := dropped[k]; ok {
+				drops = append(drops, keyDrop{Key: k, BasePath: bp, Consumer: p, Line: line, Text: strings.TrimSpace(text)})
 			}
 		}
 	}

@@ -72,7 +72,8 @@ func (k keyShape) reader(leaf string) (file, text string, line int) {
 	for _, x := range p {
 		fmt.Fprintf(&b, "[%q]", x)
 	}
-	return "tmpl/parser.py", "import json\ndata = json.load(open('test_results.json'))\nvalue = " + b.String() + "\n", 3
+	// A name that git's pathspec would read as a glob, with a space.
+	return "tmpl/read [results].py", "import json\ndata = json.load(open('test_results.json'))\nvalue = " + b.String() + "\n", 3
 }
 
 // TestKeyShapes makes producers that nest the key a consumer reads at a
