@@ -48,6 +48,10 @@ type floodPlan struct {
 	RescueAfter time.Duration `json:"rescue_after"`
 	// Nice is Config.Nice (0: the processes runs start are not niced).
 	Nice int `json:"nice"`
+	// StartedDir, when set, gets a file named by the head commit as
+	// each verification starts, so a test knows the job is running on
+	// this server (and not merely queued) before it kills it.
+	StartedDir string `json:"started_dir"`
 }
 
 // runFloodServer is the App server process of the flood test: it serves
@@ -69,6 +73,11 @@ func runFloodServer(dir string) error {
 	}
 	stub := &stubVerify{}
 	verifyFn := func(ctx context.Context, in verify.Options) (*report.Report, error) {
+		if plan.StartedDir != "" {
+			if err := os.WriteFile(filepath.Join(plan.StartedDir, in.Head), nil, 0o600); err != nil {
+				return nil, err
+			}
+		}
 		for {
 			if _, err := os.Stat(plan.GoFile); err == nil {
 				break

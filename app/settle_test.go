@@ -44,7 +44,7 @@ func supersededOnKilledReplica(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	plan, _ := json.Marshal(floodPlan{APIURL: h.gh.URL, DataDir: h.data, KeyFile: keyFile, GoFile: filepath.Join(dir, "never"),
-		DatabaseURL: h.dbURL, RescueAfter: time.Hour})
+		DatabaseURL: h.dbURL, RescueAfter: time.Hour, StartedDir: dir})
 	if err := os.WriteFile(filepath.Join(dir, "server.json"), plan, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +61,14 @@ func supersededOnKilledReplica(t *testing.T, h *harness) {
 		}
 		return n
 	}
-	// The App's run and the per-check runs (render, gate) are open.
-	waitUntil(t, time.Minute, "the old head's runs in progress", func() bool { return openRuns(old) >= 3 }, h.seen)
+	// The App's run and the per-check runs (render, gate) are open, and
+	// the verification runs on the first replica: killed before its
+	// worker took the job, the job would still be available, and the
+	// second replica could run it before the newer push cancels it.
+	waitUntil(t, time.Minute, "the old head's runs in progress and its verification started", func() bool {
+		_, err := os.Stat(filepath.Join(dir, old))
+		return openRuns(old) >= 3 && err == nil
+	}, h.seen)
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +77,13 @@ func supersededOnKilledReplica(t *testing.T, h *harness) {
 
 	// The second replica takes the new push; its announcer cancels the
 	// old head's job, which runs on no live replica. Its rescue time is
-	// one that its own quick run stays well under.
+	// one that its own quick run stays well under. It has the killed
+	// process's data folder, so its replica id: at start it takes up the
+	// job that process left, and may start the old head again before the
+	// newer push arrives. That run waits for its cancel (block): it must
+	// end cancelled too, never verified and concluded as a success.
 	h.config = func(c *Config) { c.RescueAfter = 30 * time.Second }
-	h.start((&stubVerify{}).fn)
+	h.start((&stubVerify{block: old}).fn)
 	h.addPull(8, newer, false)
 	if got := h.send("pull_request", "push-2", h.pullPayload("synchronize", 8, newer, false)); got != http.StatusAccepted {
 		t.Fatalf("the new push: %d", got)
