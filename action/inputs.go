@@ -24,6 +24,9 @@ type Inputs struct {
 	Report string
 	// FailOn holds the check conclusions that fail the job.
 	FailOn []checks.Conclusion
+	// CacheDir is the folder of kept results, relative to the workspace;
+	// empty: nothing is kept.
+	CacheDir string
 }
 
 // DefaultFailOn is the default of the fail-on input: every conclusion
@@ -58,6 +61,11 @@ func readInputs(get func(string) string) (Inputs, error) {
 	if in.Report = strings.TrimSpace(get("report")); in.Report != "" {
 		if _, err := safefile.Inside(in.Report); err != nil {
 			return in, fmt.Errorf("input report: %q must be a path inside the workspace: %w", in.Report, err)
+		}
+	}
+	if in.CacheDir = strings.TrimSpace(get("cache-dir")); in.CacheDir != "" {
+		if _, err := safefile.Inside(in.CacheDir); err != nil {
+			return in, fmt.Errorf("input cache-dir: %q must be a path inside the workspace, such as .template-verify-cache: %w", in.CacheDir, err)
 		}
 	}
 	if in.FailOn, err = parseFailOn(get("fail-on")); err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -120,6 +121,7 @@ func (r *runner) run(ctx context.Context) int {
 			Progress:    &checks.LineProgress{W: r.out},
 			Log:         r.log,
 			Description: r.ev.Body,
+			CacheDir:    r.cacheDir(),
 		})
 		if err != nil && strings.Contains(err.Error(), "unknown revision") {
 			err = fmt.Errorf("%w. The checkout must hold both commits: use actions/checkout with fetch-depth: 0", err)
@@ -368,4 +370,13 @@ func (r *runner) printReport(rep *report.Report) {
 	r.gha.Group("template-verify report")
 	fmt.Fprintf(r.out, "::stop-commands::%s\n%s::%s::\n", token, logSafe(rep.Text()), token)
 	r.gha.EndGroup()
+}
+
+// cacheDir is the cache-dir input as an absolute path in the workspace,
+// "" when the input is empty.
+func (r *runner) cacheDir() string {
+	if r.in.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(r.workspace, r.in.CacheDir)
 }

@@ -19,6 +19,7 @@ import (
 // or an out-of-memory ends that process alone: the head's checks are not
 // run with the reason, and this server goes on.
 func (s *server) runVerify(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) (*report.Report, error) {
+	cacheDir := s.cacheDir(j, log)
 	if s.cfg.Verify == nil && s.cfg.VerifyChild != nil {
 		r := *s.cfg.VerifyChild
 		if r.Checks == nil {
@@ -27,7 +28,7 @@ func (s *server) runVerify(ctx context.Context, in *githubapi.Installation, j *J
 		r.Log = log
 		rep, err := r.Verify(ctx, child.Request{
 			RepoDir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Description: j.Body,
-			Sandbox: s.cfg.Sandbox, Ledger: &child.LedgerRefs{BaseRef: j.BaseRef, HeadRef: j.HeadRef},
+			Sandbox: s.cfg.Sandbox, CacheDir: cacheDir, Ledger: &child.LedgerRefs{BaseRef: j.BaseRef, HeadRef: j.HeadRef},
 			Debug: log.Enabled(ctx, slog.LevelDebug),
 		}, &ledger.GitHub{Client: in.Client, Owner: j.Owner, Repo: j.Repo})
 		if err != nil {
@@ -38,6 +39,7 @@ func (s *server) runVerify(ctx context.Context, in *githubapi.Installation, j *J
 	rep, err := s.verify(ctx, verify.Options{
 		RepoDir: s.workDir(j), Base: j.BaseSHA, Head: j.HeadSHA, RepoName: j.FullName(), Log: log, Description: j.Body,
 		Checks: verify.ChecksWithGitHubLedger(in.Client, j.Owner, j.Repo, j.BaseRef, j.HeadRef), Sandbox: s.cfg.Sandbox,
+		CacheDir: cacheDir,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)

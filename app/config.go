@@ -75,6 +75,12 @@ type Config struct {
 	// PruneEvery is how often the leader forgets old delivery ids; <= 0:
 	// pruneEvery.
 	PruneEvery time.Duration
+	// CacheBytes bounds the results cache in DATA_DIR/cache (render
+	// recordings, restore and pytest results that a later push with the
+	// same inputs reuses): before each verification the entries used
+	// longest ago are removed down to it. 0: DefaultCacheBytes; < 0: no
+	// cache.
+	CacheBytes int64
 	// Workers is the number of verifications that run at once; <= 0: 2.
 	Workers int
 	// Nice is the nice level (0 to 19) of the processes that runs start
@@ -140,6 +146,17 @@ func (c *Config) metricsApart() bool {
 // DefaultRescueAfter is Config.RescueAfter's default: longer than any
 // verification (a datasmith pull request takes 1 to 7 minutes).
 const DefaultRescueAfter = time.Hour
+
+// DefaultCacheBytes is the size of the results cache when Config.CacheBytes
+// is 0.
+const DefaultCacheBytes = 1 << 30
+
+func (c *Config) cacheBytes() int64 {
+	if c.CacheBytes == 0 {
+		return DefaultCacheBytes
+	}
+	return c.CacheBytes
+}
 
 func (c *Config) pollInterval() time.Duration {
 	if c.PollInterval > 0 {

@@ -161,6 +161,8 @@ type stubVerify struct {
 	started chan string
 	mu      sync.Mutex
 	envs    [][]string
+	// cacheDirs are the verifications' Options.CacheDir, in order.
+	cacheDirs []string
 }
 
 func (v *stubVerify) fn(ctx context.Context, in verify.Options) (*report.Report, error) {
@@ -170,6 +172,7 @@ func (v *stubVerify) fn(ctx context.Context, in verify.Options) (*report.Report,
 	}
 	v.mu.Lock()
 	v.envs = append(v.envs, os.Environ())
+	v.cacheDirs = append(v.cacheDirs, in.CacheDir)
 	v.mu.Unlock()
 	if in.Head == v.block {
 		<-ctx.Done()

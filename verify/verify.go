@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/report"
 )
@@ -50,6 +51,10 @@ type Options struct {
 	// landlock or none (sandbox.WithMode); empty keeps ctx's mode, auto
 	// when ctx has none.
 	Sandbox string
+	// CacheDir is a folder that keeps the results of work whose inputs
+	// did not change, for later runs (resultcache); empty keeps ctx's,
+	// none when ctx has none.
+	CacheDir string
 }
 
 // UsageError is a problem with the input (not a git repository, an unknown
@@ -74,6 +79,9 @@ func run(ctx context.Context, opts Options) (*report.Report, Policy, error) {
 	ctx, err := sandbox.WithMode(ctx, opts.Sandbox)
 	if err != nil {
 		return nil, Policy{}, &UsageError{Err: err}
+	}
+	if opts.CacheDir != "" {
+		ctx = resultcache.WithRoot(ctx, opts.CacheDir)
 	}
 	in, err := readInputs(ctx, opts)
 	if err != nil {

@@ -7,11 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/formula-code/template-verify/internal/rendercode"
-	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/internal/selfhash"
 )
@@ -20,35 +17,25 @@ import (
 // results of an older judgement are not read back.
 const diskCacheVersion = "pytest-cache-1"
 
-// maxDiskEntry bounds a kept result that is read back.
-const maxDiskEntry = 8 << 20
-
-// diskCache keeps results across runs in the cache folder that
-// rendercode.CacheEnv names (the CLI's and the Action's, with
-// actions/cache), under pytest/<kind>/<key>.json. The zero value (the
-// variable unset) keeps nothing.
-type diskCache struct{ dir string }
+// diskCache keeps results across runs in the cache folder of the context
+// (resultcache: the CLI's TEMPLATE_VERIFY_CACHE_DIR, kept with
+// actions/cache, or the App's data folder), under pytest/<kind>/<key>.json.
+// The zero value (no folder) keeps nothing.
+type diskCache struct{ dir resultcache.Dir }
 
 // openDiskCache returns the cache of kind ("scenarios", "suite").
-func openDiskCache(kind string) diskCache {
-	d := os.Getenv(rendercode.CacheEnv)
-	if d == "" {
-		return diskCache{}
-	}
-	return diskCache{dir: filepath.Join(d, "pytest", kind)}
+func openDiskCache(ctx context.Context, kind string) diskCache {
+	return diskCache{dir: resultcache.Open(ctx, "pytest/"+kind)}
 }
 
 // on reports whether results are kept.
-func (c diskCache) on() bool { return c.dir != "" }
+func (c diskCache) on() bool { return c.dir.On() }
 
 // load reads the result kept under key into v; false when there is none
 // or it does not decode (a damaged entry is run again, never trusted).
 func (c diskCache) load(key string, v any) bool {
-	if !c.on() {
-		return false
-	}
-	data, err := safefile.Read(filepath.Join(c.dir, key+".json"), maxDiskEntry)
-	if err != nil {
+	data, ok := c.dir.Read(key)
+	if !ok {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -57,25 +44,8 @@ func (c diskCache) load(key string, v any) bool {
 }
 
 // store keeps v under key. A cache that cannot be written costs a run
-// next time, nothing else, so its errors are dropped.
-func (c diskCache) store(key string, v any) {
-	if !c.on() {
-		return
-	}
-	data, err := json.Marshal(v)
-	if err != nil || os.MkdirAll(c.dir, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(c.dir, key+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(c.dir, key+".json")) != nil {
-		_ = os.Remove(tmp.Name())
-	}
-}
+// next time, nothing else.
+func (c diskCache) store(key string, v any) { c.dir.Write(key, v) }
 
 // toolKey identifies this build of the tool and the sandbox it runs
 // commands in: the hash of the executable (its judgement, the scenario

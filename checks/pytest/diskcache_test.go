@@ -13,7 +13,7 @@ import (
 	"github.com/formula-code/template-verify/checks/checktest"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/gitx"
-	"github.com/formula-code/template-verify/internal/rendercode"
+	"github.com/formula-code/template-verify/internal/resultcache"
 )
 
 // TestCacheFolderSkipsTheSecondRun runs the check three times with a cache
@@ -28,7 +28,7 @@ func TestCacheFolderSkipsTheSecondRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(rendercode.CacheEnv, t.TempDir())
+	ctx := resultcache.WithRoot(context.Background(), t.TempDir())
 	old := scenarioRuns
 	t.Cleanup(func() { scenarioRuns = old })
 
@@ -61,7 +61,7 @@ func TestCacheFolderSkipsTheSecondRun(t *testing.T) {
 	var first checks.Result
 	for i, r := range runs {
 		scenarioRuns = newScenarioCache(runScenarios, time.Now)
-		res := New().Run(context.Background(), r.in)
+		res := New().Run(ctx, r.in)
 		if res.Conclusion != checks.Success || len(res.Tables) != 1 {
 			t.Fatalf("%s: conclusion %s: %s\n%s\nfindings %+v", r.name, res.Conclusion, res.Title, res.Summary, res.Findings)
 		}

@@ -23,9 +23,10 @@
 // to the same bytes at base and head with the same settings, unless the base
 // sets pre_existing: fail: every failure would be the base's too.
 //
-// With TEMPLATE_VERIFY_CACHE_DIR set, passing suites and runner scenarios
-// are kept there by the hash of their inputs and read back by a later run
-// (suite_cache.go, scenario_cache.go, diskcache.go).
+// With a cache folder in the context (resultcache: the CLI's --cache-dir,
+// the Action's cache-dir, the App's data folder), passing suites and runner
+// scenarios are kept there by the hash of their inputs and read back by a
+// later run (suite_cache.go, scenario_cache.go, diskcache.go).
 //
 // Every run is untrusted code: it gets a clean environment, a temporary
 // HOME, a time limit that kills the process group, a cap on output, and the

@@ -15,7 +15,6 @@ import (
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/jinja"
-	"github.com/formula-code/template-verify/internal/rendercode"
 	"github.com/formula-code/template-verify/internal/rendertemplate"
 )
 
@@ -281,7 +280,7 @@ func reusedNote(src reuse, n int) string {
 	case fromMemory:
 		return fmt.Sprintf("The %d runner scenarios did not run again. This process ran them less than %s ago with the same runner, settings and python, and they all passed.", n, scenarioTTL)
 	case fromDisk:
-		return fmt.Sprintf("The %d runner scenarios did not run again. They all passed in an earlier run with the same runner, settings, python and tool build. Their results come from the cache folder (%s).", n, rendercode.CacheEnv)
+		return fmt.Sprintf("The %d runner scenarios did not run again. They all passed in an earlier run with the same runner, settings, python and tool build. Their results come from the cache folder.", n)
 	}
 	return ""
 }

@@ -67,7 +67,7 @@ func (c *scenarioCache) get(ctx context.Context, spec runnerSpec, py *python, di
 		rs, err := c.run(ctx, spec, dir, list)
 		return rs, ranNow, err
 	}
-	disk := openDiskCache("scenarios")
+	disk := openDiskCache(ctx, "scenarios")
 	diskKey := ""
 	if tk := toolKey(ctx); tk != "" && disk.on() {
 		diskKey = hashKey(key, tk)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/formula-code/template-verify/config"
-	"github.com/formula-code/template-verify/internal/rendercode"
 )
 
 // cachedSuite is runSuite through the cache folder (diskCache): a suite
@@ -20,7 +19,7 @@ import (
 // never kept: a failure may come from a time limit on a busy machine, and
 // it must run again. reused is true when the result was read back.
 func cachedSuite(ctx context.Context, r *runner, co *checkouts, s config.Suite, defTimeout time.Duration, strict bool) (res suiteResult, reused bool) {
-	disk := openDiskCache("suite")
+	disk := openDiskCache(ctx, "suite")
 	key, ok := "", false
 	if disk.on() {
 		key, ok = suiteKey(ctx, r.py, co, s, defTimeout, strict)
@@ -60,5 +59,5 @@ func suiteKey(ctx context.Context, py *python, co *checkouts, s config.Suite, de
 
 // reusedSuiteNote says that a suite's result was read back.
 func reusedSuiteNote(name string) string {
-	return fmt.Sprintf("The pytest suite %s did not run again. It passed in an earlier run with the same head and base trees, suite settings, python and tool build. Its result comes from the cache folder (%s).", name, rendercode.CacheEnv)
+	return fmt.Sprintf("The pytest suite %s did not run again. It passed in an earlier run with the same head and base trees, suite settings, python and tool build. Its result comes from the cache folder.", name)
 }

@@ -1,38 +1,37 @@
-// The results cache: a check run whose step is the same bytes at base and
-// head, on the same fixture, gives the result of the base's step. It is
-// stored by a hash of every input that decides it, and a later run with
-// the same inputs reuses it instead of running the scenarios again.
+// The results cache: a check run's result is decided by the rendered
+// steps of base and head, their settings and the fixture. It is stored by
+// a hash of every input that decides it (in the cache folder of the
+// context, resultcache), and a later run with the same inputs (the same
+// PR pushed again with the step unchanged, or another PR whose step and
+// base are the same) reuses it instead of running the scenarios again.
 
 package restore
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"github.com/formula-code/template-verify/internal/selfhash"
 )
-
-// CacheEnv names the folder of the restore results cache; unset or empty,
-// no result is stored or reused.
-const CacheEnv = "TEMPLATE_VERIFY_RESTORE_CACHE"
 
 // cacheVersion changes when what a cache entry holds changes.
 const cacheVersion = "restore-cache-1"
 
 // cacheKey is the hash of the inputs of a check run: the tool, the
-// rendered step with its settings, the restore blocks of head and base
-// with pre_existing, the options that change a result, the fixture's
+// head's rendered step with its settings, the base's (baseStep: the
+// head's result is judged against it), the restore blocks of head and
+// base with pre_existing, the options that change a result, the fixture's
 // commit (its whole tree) and the variable sets compared. "" when the
 // inputs cannot be hashed.
-func cacheKey(r *runner, in *checks.Input, explicit []Scenario, sets int) string {
+func cacheKey(r *runner, in *checks.Input, explicit []Scenario, sets int, baseStep string) string {
 	tool := selfhash.Hex()
 	if tool == "" {
 		return ""
@@ -61,21 +60,33 @@ func cacheKey(r *runner, in *checks.Input, explicit []Scenario, sets int) string
 		return ""
 	}
 	h := sha256.New()
-	for _, part := range []string{cacheVersion, tool, string(step), string(block), r.baseSHA, fmt.Sprint(sets)} {
+	for _, part := range []string{cacheVersion, tool, string(step), baseStep, string(block), r.baseSHA, fmt.Sprint(sets)} {
 		fmt.Fprintf(h, "%d:%s\n", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// baseStepText is the base's rendered restore step for the cache key:
+// its JSON, or why there is none.
+func baseStepText(ctx context.Context, in *checks.Input, r *runner) string {
+	cfg, rc := baseRestore(in)
+	s, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+	if st != nil {
+		return "no step: " + st.title
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return string(data)
+}
+
 // cachedResult reads the result stored under key; ok is false when there
 // is none (or the cache is off).
-func cachedResult(dir, key string) (checks.Result, bool) {
+func cachedResult(dir resultcache.Dir, key string) (checks.Result, bool) {
 	var res checks.Result
-	if dir == "" || key == "" {
-		return res, false
-	}
-	data, err := os.ReadFile(filepath.Join(dir, key+".json"))
-	if err != nil {
+	data, ok := dir.Read(key)
+	if !ok {
 		return res, false
 	}
 	if err := json.Unmarshal(data, &res); err != nil {
@@ -83,37 +94,6 @@ func cachedResult(dir, key string) (checks.Result, bool) {
 		return res, false
 	}
 	return res, true
-}
-
-// storeResult writes res under key, through a temporary file so that a
-// reader never sees half an entry. A failure only loses the entry.
-func storeResult(dir, key string, res checks.Result) {
-	if dir == "" || key == "" {
-		return
-	}
-	data, err := json.Marshal(res)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	var f *os.File
-	if err == nil {
-		f, err = os.CreateTemp(dir, key+".*.tmp")
-	}
-	if err == nil {
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), filepath.Join(dir, key+".json"))
-		}
-		if err != nil {
-			_ = os.Remove(f.Name())
-		}
-	}
-	if err != nil {
-		slog.Debug("restore cache entry not stored", "key", key, "err", err)
-	}
 }
 
 // scenarioText is a list of scenarios as text, for the key.
@@ -127,7 +107,7 @@ func scenarioText(list []Scenario) string {
 
 // reusedNote says that a result is reused and by which key.
 func reusedNote(key string) string {
-	return fmt.Sprintf("The restore step renders to the same bytes at base and head, on the same fixture: the base's results, from an earlier run with the same inputs (key %s), are reused and no scenario ran.", key[:12])
+	return fmt.Sprintf("The restore step renders to the same bytes at base and head as in an earlier run, with the same settings and fixture: that run's results (key %s) are reused and no scenario ran.", key[:12])
 }
 
 // cacheable reports whether a run's outcomes may be stored: none timed

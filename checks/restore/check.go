@@ -15,6 +15,7 @@ import (
 	"github.com/formula-code/template-verify/config"
 	"github.com/formula-code/template-verify/internal/fixture"
 	"github.com/formula-code/template-verify/internal/markdown"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"github.com/formula-code/template-verify/internal/scratch"
 )
 
@@ -76,13 +77,18 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	defer cleanup()
 	rc := in.Config.Restore
-	// A step that is the same bytes at base and head, on the same
-	// fixture, gives the base's results: reuse them when a run with the
-	// same inputs stored them.
+	// A run with the same steps at base and head, settings and fixture
+	// as an earlier one gives its result: reuse it when that run stored
+	// it.
 	var key string
-	if unchanged, sets := sameAtBase(ctx, in, r.baseSHA); unchanged && r.opts.Cache != "" {
-		key = cacheKey(r, in, c.opts.Catalogue, sets)
-		if cached, ok := cachedResult(r.opts.Cache, key); ok {
+	cache := resultcache.At(r.opts.Cache, "")
+	if r.opts.Cache == "" {
+		cache = resultcache.Open(ctx, "restore")
+	}
+	if cache.On() {
+		_, sets := sameAtBase(ctx, in, r.baseSHA)
+		key = cacheKey(r, in, c.opts.Catalogue, sets, baseStepText(ctx, in, r))
+		if cached, ok := cachedResult(cache, key); ok {
 			cached.Notes = append(cached.Notes, reusedNote(key))
 			if len(cached.Figures) > 0 {
 				cached.Figures[0].Command = reproduce(in)
@@ -143,7 +149,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		res.Title = "The restore probe shows paths the step does not treat alike or stops protecting; " + res.Title
 	}
 	if key != "" && cacheable(ri) {
-		storeResult(r.opts.Cache, key, res)
+		cache.Write(key, res)
 	}
 	return res, &ri
 }

@@ -1,7 +1,6 @@
 package restore
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -40,8 +39,8 @@ type Options struct {
 	// the built-in scenarios always have them.
 	Consistency bool
 	// Cache is the folder of the results cache (see cache.go); default
-	// the environment variable TEMPLATE_VERIFY_RESTORE_CACHE, and no
-	// cache when that is empty too.
+	// the "restore" folder of the context's cache (resultcache), and no
+	// cache when it has none.
 	Cache string
 }
 
@@ -72,9 +71,6 @@ func (o Options) settle() settled {
 	}
 	if o.Catalogue == nil {
 		o.Catalogue = Catalogue()
-	}
-	if o.Cache == "" {
-		o.Cache = os.Getenv(CacheEnv)
 	}
 	return settled{Options: o, Sandbox: !o.NoSandbox}
 }

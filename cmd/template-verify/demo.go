@@ -75,6 +75,7 @@ func demoReport(ctx context.Context, args []string, stderr io.Writer) (*report.R
 		Progress: out.progressTo(stderr),
 		Log:      out.log(stderr),
 		Sandbox:  *out.sandbox,
+		CacheDir: *out.cacheDir,
 	})
 	if err != nil {
 		return nil, "", verifyError(err, stderr)

@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"github.com/formula-code/template-verify/internal/sandbox"
 	"github.com/formula-code/template-verify/verify"
 )
@@ -23,6 +25,7 @@ type outputFlags struct {
 	verbose  *bool
 	only     *string
 	sandbox  *string
+	cacheDir *string
 }
 
 func addOutputFlags(fs *flag.FlagSet) outputFlags {
@@ -32,6 +35,7 @@ func addOutputFlags(fs *flag.FlagSet) outputFlags {
 		verbose:  fs.Bool("v", false, "log debug lines on stderr"),
 		only:     fs.String("only", "", "run only these checks (comma-separated, for example render,restore)"),
 		sandbox:  fs.String("sandbox", "", sandboxUsage),
+		cacheDir: fs.String("cache-dir", "", "a folder that keeps the results of work whose inputs did not change (render recordings, restore and pytest results) for later runs to reuse; empty: "+resultcache.Env+", else nothing is kept"),
 	}
 }
 
@@ -58,6 +62,17 @@ func (o outputFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) bo
 		return false
 	}
 	*o.sandbox = mode
+	if *o.cacheDir == "" {
+		*o.cacheDir = os.Getenv(resultcache.Env)
+	}
+	if *o.cacheDir != "" {
+		abs, err := filepath.Abs(*o.cacheDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "template-verify %s: --cache-dir: %v\n", fs.Name(), err)
+			return false
+		}
+		*o.cacheDir = abs
+	}
 	names := checkNames()
 	for _, c := range o.checks() {
 		if !slices.Contains(names, c) {

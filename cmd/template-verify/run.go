@@ -49,6 +49,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Description: desc,
 		DumpRenders: *dumpDir,
 		Sandbox:     *out.sandbox,
+		CacheDir:    *out.cacheDir,
 	})
 	if err != nil {
 		return verifyError(err, stderr)

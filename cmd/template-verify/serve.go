@@ -36,6 +36,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	apiURL := fs.String("api-url", app.DefaultAPIURL, "the GitHub REST API URL; for GitHub Enterprise Server https://HOST/api/v3 (TEMPLATE_VERIFY_API_URL)")
 	slug := fs.String("app-slug", "", "the App's slug; empty: read from GET /app (TEMPLATE_VERIFY_APP_SLUG)")
 	workers := fs.Int("workers", 2, "verifications that run at once (TEMPLATE_VERIFY_WORKERS)")
+	cacheMB := fs.Int64("cache-mb", app.DefaultCacheBytes>>20, "MiB that the results cache in DATA_DIR/cache keeps (render recordings, restore and pytest results that a later push with the same inputs reuses), the entries used longest ago removed first; 0 keeps none (TEMPLATE_VERIFY_CACHE_MB)")
 	niceLevel := fs.Int("nice", app.DefaultNice, "nice level (0-19) of the git, bash and pytest processes of verifications, so that webhooks are answered first; 0 keeps them at the server's (TEMPLATE_VERIFY_NICE)")
 	dataDir := fs.String("data-dir", "/var/lib/template-verify", "the folder of the clones and, without --database-url, of the queue's SQLite file (TEMPLATE_VERIFY_DATA_DIR)")
 	databaseURL := fs.String("database-url", "", "a Postgres URL, postgres://USER@HOST/DB, that replicas share; empty: the SQLite file in --data-dir (TEMPLATE_VERIFY_DATABASE_URL)")
@@ -136,7 +137,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		AppID: id, PrivateKey: key, WebhookSecret: secret, AppSlug: *slug, APIURL: *apiURL,
 		DataDir: *dataDir, Workers: *workers, Nice: *niceLevel, ShutdownGrace: *grace, Log: log,
 		AllowUnsandboxed: *allowUnsandboxed, DatabaseURL: *databaseURL, MetricsAddr: *metricsAddr, Replica: *replica,
-		RescueAfter: *rescueAfter, Sandbox: mode, VerifyChild: runner,
+		RescueAfter: *rescueAfter, Sandbox: mode, VerifyChild: runner, CacheBytes: cacheBytes(*cacheMB),
 	}, *listen)
 	switch {
 	case errors.Is(err, app.ErrConfig):
@@ -186,6 +187,7 @@ var serveEnv = map[string]string{
 	"api-url":             "TEMPLATE_VERIFY_API_URL",
 	"app-slug":            "TEMPLATE_VERIFY_APP_SLUG",
 	"workers":             "TEMPLATE_VERIFY_WORKERS",
+	"cache-mb":            "TEMPLATE_VERIFY_CACHE_MB",
 	"nice":                "TEMPLATE_VERIFY_NICE",
 	"data-dir":            "TEMPLATE_VERIFY_DATA_DIR",
 	"database-url":        "TEMPLATE_VERIFY_DATABASE_URL",
@@ -198,4 +200,13 @@ var serveEnv = map[string]string{
 	"credentials-dir":     "TEMPLATE_VERIFY_CREDENTIALS_DIR",
 	"public-url":          "TEMPLATE_VERIFY_PUBLIC_URL",
 	"github-url":          "TEMPLATE_VERIFY_GITHUB_URL",
+}
+
+// cacheBytes is --cache-mb as app.Config.CacheBytes: 0 MiB turns the
+// cache off.
+func cacheBytes(mb int64) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return mb << 20
 }

@@ -7,24 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/formula-code/template-verify/internal/gitx"
-	"github.com/formula-code/template-verify/internal/safefile"
+	"github.com/formula-code/template-verify/internal/resultcache"
 )
-
-// CacheEnv names a folder where observations are kept across runs (the
-// CLI's and the Action's cache, with actions/cache): a recording depends
-// only on the tree of the commit, the tests run, their environment, the
-// interpreter and the plugin, so a second run on the same tree reads it
-// instead of running the tests again. Unset: nothing is kept.
-const CacheEnv = "TEMPLATE_VERIFY_CACHE_DIR"
-
-// maxCached bounds a cached observation that is read back.
-const maxCached = 32 << 20
 
 // observeKey is the content key of one observation.
 func observeKey(ctx context.Context, repo gitx.Repo, rev, python string, tests []string, env map[string]string) (string, error) {
@@ -49,20 +37,22 @@ func observeKey(ctx context.Context, repo gitx.Repo, rev, python string, tests [
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// cachedObserve is Observe through the cache folder of CacheEnv: a kept
-// observation is read back (with a note that says so), a new one is kept.
-// A recording that timed out or was cut is never kept.
+// cachedObserve is Observe through the cache folder of ctx
+// (resultcache): a recording depends only on the tree of the commit, the
+// tests run, their environment, the interpreter and the plugin, so a
+// second run on the same tree reads it back (with a note that says so)
+// instead of running the tests again. A recording that timed out or was
+// cut is never kept.
 func cachedObserve(ctx context.Context, repo gitx.Repo, rev, python string, tests []string, env map[string]string) (*Observation, error) {
-	dir := os.Getenv(CacheEnv)
-	if dir == "" {
+	dir := resultcache.Open(ctx, "observe")
+	if !dir.On() {
 		return Observe(ctx, repo, rev, python, tests, env)
 	}
 	key, err := observeKey(ctx, repo, rev, python, tests, env)
 	if err != nil {
 		return Observe(ctx, repo, rev, python, tests, env)
 	}
-	file := filepath.Join(dir, "observe", key+".json")
-	if data, err := safefile.Read(file, maxCached); err == nil {
+	if data, ok := dir.Read(key); ok {
 		var o Observation
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber() // integers stay integers (goValue)
@@ -75,13 +65,6 @@ func cachedObserve(ctx context.Context, repo gitx.Repo, rev, python string, test
 	if err != nil || o.Incomplete {
 		return o, err
 	}
-	if data, err := json.Marshal(o); err == nil {
-		if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-			tmp := file + ".tmp"
-			if os.WriteFile(tmp, data, 0o644) == nil {
-				_ = os.Rename(tmp, file)
-			}
-		}
-	}
+	dir.Write(key, o)
 	return o, nil
 }

@@ -3,6 +3,7 @@ package rendercode
 import (
 	"context"
 	"fmt"
+	"github.com/formula-code/template-verify/internal/resultcache"
 	"slices"
 	"strings"
 	"testing"
@@ -150,12 +151,12 @@ func TestObserveSaysWhyNothingRendered(t *testing.T) {
 // instead of running the tests, and gives the same variable sets.
 func TestObserveCacheKeysByTree(t *testing.T) {
 	python(t)
-	t.Setenv(CacheEnv, t.TempDir())
+	ctx := resultcache.WithRoot(context.Background(), t.TempDir())
 	files := testdataFiles(t, "testdata/ctx_shape")
 	r1, sha1 := commit(t, files)
-	first := Config(context.Background(), r1.Repo, sha1)
+	first := Config(ctx, r1.Repo, sha1)
 	r2, sha2 := commit(t, files)
-	second := Config(context.Background(), r2.Repo, sha2)
+	second := Config(ctx, r2.Repo, sha2)
 	if n1, n2 := strings.Join(Where(first), "\n"), strings.Join(Where(second), "\n"); strings.Contains(n1, "read from the cache") || !strings.Contains(n2, "recorded (read from the cache of an earlier run on the same tree) 2 renders") {
 		t.Fatalf("first run notes:\n%s\nsecond run notes:\n%s", n1, n2)
 	}

@@ -16,6 +16,8 @@ type Request struct {
 	Only []string `json:"only,omitempty"`
 	// Sandbox is verify.Options.Sandbox: auto, bwrap, landlock or none.
 	Sandbox string `json:"sandbox,omitempty"`
+	// CacheDir is verify.Options.CacheDir: the folder of kept results.
+	CacheDir string `json:"cache_dir,omitempty"`
 	// Ledger, when set, makes the release ledger judge by GitHub's check
 	// runs, which the child asks the parent for (Call); nil: the
 	// ledger of verify.DefaultChecks.

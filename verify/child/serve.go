@@ -52,7 +52,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, run V
 	w := &writer{out: stdout}
 	opts := verify.Options{
 		RepoDir: req.RepoDir, Base: req.Base, Head: req.Head, RepoName: req.RepoName,
-		Description: req.Description, Sandbox: req.Sandbox, Only: req.Only, Log: log,
+		Description: req.Description, Sandbox: req.Sandbox, CacheDir: req.CacheDir, Only: req.Only, Log: log,
 	}
 	if req.Ledger != nil {
 		src := &remote{w: w, pending: map[int64]chan Reply{}}
