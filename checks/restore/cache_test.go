@@ -47,9 +47,12 @@ func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 		t.Errorf("second run: conclusion %s, title %q, notes %q; want the first run's (%s, %q) and a note that it is reused",
 			second.Conclusion, second.Title, second.Notes, first.Conclusion, first.Title)
 	}
-	harmless := func(comment string) *checks.Input {
+	harmless := func(comment, readme string) *checks.Input {
 		head := shapeFiles(styleGrep, bugNone, 3, "")
 		head["tpl/tests/test.sh"] = strings.Replace(head["tpl/tests/test.sh"], "cd /workspace/repo || exit 1\n", "cd /workspace/repo || exit 1 # "+comment+"\n", 1)
+		if readme != "" {
+			head["README.md"] = readme
+		}
 		return inputFor(t, makeVerified(t, files, head))
 	}
 	pushes := []struct {
@@ -57,9 +60,9 @@ func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 		in         *checks.Input
 		wantReused bool
 	}{
-		{"a push that changes the step", harmless("a harmless change"), false},
-		{"a second push with the step as the first left it", harmless("a harmless change"), true},
-		{"a third push that changes the step again", harmless("another harmless change"), false},
+		{"a push that changes the step", harmless("a harmless change", ""), false},
+		{"a second push that changes another file, the step as the first left it", harmless("a harmless change", "Another change beside the step.\n"), true},
+		{"a third push that changes the step again", harmless("another harmless change", ""), false},
 	}
 	for _, p := range pushes {
 		res, ri := New().WithOptions(opts).run(context.Background(), p.in)
