@@ -2,8 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,13 +56,14 @@ print("forked", n)
 
 // TestProcessLimit: a command that forks 200 children under a limit of
 // 40 processes is stopped at a fork. The kernel does not apply
-// RLIMIT_NPROC to root: as root the test runs where the command is not
-// root (the landlock backend runs it as nobody).
+// RLIMIT_NPROC to root: as root the command runs in a pids cgroup of 40
+// (the bwrap and none backends), or as nobody (landlock); where neither
+// holds the test is not run.
 func TestProcessLimit(t *testing.T) {
 	needPython(t)
 	eachMode(t, func(t *testing.T, backend string) {
-		if os.Getuid() == 0 && backend != BackendLandlock {
-			t.Skipf("not run: the %s backend runs the command as root, whom RLIMIT_NPROC does not bind", backend)
+		if os.Getuid() == 0 && backend != BackendLandlock && pidsParent() == "" {
+			t.Skipf("not run: the %s backend runs the command as root, whom RLIMIT_NPROC does not bind, and no pids cgroup can be made here", backend)
 		}
 		out := run(context.Background(), Spec{Args: []string{"python3", "-c", forkMany}, Dir: t.TempDir(), MaxProcs: 40, Timeout: 5 * time.Minute}, backend)
 		if out.ExitCode != 3 || !strings.HasPrefix(string(out.Stdout), "stopped after") {
@@ -95,5 +99,46 @@ func TestLimitsOf(t *testing.T) {
 		if got := LimitsOf(tc.spec); got != tc.want {
 			t.Errorf("LimitsOf(%+v) = %+v, want %+v", tc.spec, got, tc.want)
 		}
+	}
+}
+
+// TestPidsGroupsOfDeadToolsAreSwept: a cgroup that a tool killed before
+// it removed it is removed by the next tool, with what is left in it; a
+// cgroup of a tool that still runs stays.
+func TestPidsGroupsOfDeadToolsAreSwept(t *testing.T) {
+	parent := findPidsParent()
+	if os.Getuid() != 0 || parent == "" {
+		t.Skip("not run: no pids cgroup can be made here")
+	}
+	// A pid that no process has: a child that has exited and been waited.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(parent, fmt.Sprintf("template-verify-%d-1", gone.Process.Pid))
+	alive := filepath.Join(parent, fmt.Sprintf("template-verify-%d-1", os.Getppid()))
+	for _, d := range []string{dead, alive} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = os.Remove(alive); _ = os.Remove(dead) })
+	// A process left in the dead tool's cgroup.
+	left := exec.Command("sleep", "600")
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dead, "cgroup.procs"), []byte(strconv.Itoa(left.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweepPidsGroups(parent)
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("the cgroup of a tool that no longer runs was kept")
+	}
+	if _, err := os.Stat(alive); err != nil {
+		t.Error("the cgroup of a running tool was removed")
+	}
+	if err := left.Wait(); err == nil {
+		t.Error("the process left in the swept cgroup was not killed")
 	}
 }

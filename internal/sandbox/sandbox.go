@@ -195,6 +195,21 @@ func run(ctx context.Context, spec Spec, backend string) Outcome {
 		cmd.Args = append(append(append([]string{reaperArg0}, reaperOpts...), "--"), args...)
 	}
 	cmd.ExtraFiles = []*os.File{passed}
+	// As root RLIMIT_NPROC binds nothing: a pids cgroup bounds the
+	// command's processes where one can be made.
+	if os.Geteuid() == 0 && limits.Procs > 0 {
+		if g := newPidsGroup(limits.Procs); g != nil {
+			defer g.remove()
+			exe := cmd.Path
+			if exe == "/proc/self/exe" { // in the wrapping bash it would be bash
+				if exe, err = os.Executable(); err != nil {
+					_ = passed.Close()
+					return startErr(err)
+				}
+			}
+			cmd.Path, cmd.Args = g.wrap(shell, exe, cmd.Args)
+		}
+	}
 	err = nice.Start(cmd)
 	_ = passed.Close()
 	if err != nil {
