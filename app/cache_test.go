@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -76,4 +77,46 @@ func TestVerificationsShareTheRepositoryCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplicasShareTheCacheThroughTheDatabase: what a verification keeps
+// in its cache folder goes to the database, and a verification whose
+// data folder lacks it (another replica, here the same one with its
+// cache folder removed) finds it there. An entry in the database whose
+// name would leave the cache folder is never written. On both drivers.
+func TestReplicasShareTheCacheThroughTheDatabase(t *testing.T) {
+	t.Parallel()
+	forDrivers(t, func(t *testing.T, h *harness) {
+		const entry = "restore/0123456789abcdef0123456789abcdef.json"
+		v := &stubVerify{cacheFile: entry}
+		h.start(v.fn)
+		h.gh.SetPermission(testFull, "dev", "write")
+		push := func(head string) {
+			t.Helper()
+			h.addPull(7, head, false)
+			if got := h.send("pull_request", "share-"+head, h.pullPayload("synchronize", 7, head, false)); got != http.StatusAccepted {
+				t.Fatalf("status %d", got)
+			}
+			h.waitFor("the runs of the push", func() bool { return h.allDone(head, 3) && h.idle() })
+		}
+		push(h.repo.heads[0])
+		if err := os.RemoveAll(filepath.Join(h.data, "cache")); err != nil {
+			t.Fatal(err)
+		}
+		// A name that would leave the folder, as a damaged or hostile row.
+		bad := []cacheEntry{{name: "../../../escaped/0123456789abcdef0123456789abcdef.json", data: "{}"}}
+		if err := h.srv.q.keepCache(context.Background(), testFull, bad); err != nil {
+			t.Fatal(err)
+		}
+		push(h.repo.heads[1])
+		v.mu.Lock()
+		had := slices.Clone(v.cacheHad)
+		v.mu.Unlock()
+		if !slices.Equal(had, []bool{false, true}) {
+			t.Errorf("the entry was there %v at the two pushes, want [false true]: the second push's folder should get it from the database", had)
+		}
+		if _, err := os.Stat(filepath.Join(h.data, "escaped")); err == nil {
+			t.Error("a database entry named outside the cache folder was written")
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/formula-code/template-verify/checks/ledger"
 	"github.com/formula-code/template-verify/internal/githubapi"
@@ -19,7 +20,9 @@ import (
 // or an out-of-memory ends that process alone: the head's checks are not
 // run with the reason, and this server goes on.
 func (s *server) runVerify(ctx context.Context, in *githubapi.Installation, j *Job, log *slog.Logger) (*report.Report, error) {
-	cacheDir := s.cacheDir(j, log)
+	cacheDir := s.cacheDir(ctx, j, log)
+	since := time.Now().Add(-time.Second) // a coarse file clock never hides an entry
+	defer s.keepCache(context.WithoutCancel(ctx), j, cacheDir, since, log)
 	if s.cfg.Verify == nil && s.cfg.VerifyChild != nil {
 		r := *s.cfg.VerifyChild
 		if r.Checks == nil {

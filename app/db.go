@@ -60,6 +60,7 @@ var ownMigrations = map[dialect][]string{
 		 CREATE TABLE template_verify_heads (pr_key TEXT PRIMARY KEY, head_sha TEXT NOT NULL, job_id BIGINT NOT NULL, at BIGINT NOT NULL);
 		 CREATE TABLE template_verify_jobs (delivery TEXT PRIMARY KEY, data TEXT NOT NULL)`,
 		migrationDoneReplicas,
+		migrationCache,
 	},
 	dialectPostgres: {
 		`CREATE TABLE template_verify_deliveries (id TEXT PRIMARY KEY, at BIGINT NOT NULL);
@@ -67,6 +68,7 @@ var ownMigrations = map[dialect][]string{
 		 CREATE TABLE template_verify_heads (pr_key TEXT PRIMARY KEY, head_sha TEXT NOT NULL, job_id BIGINT NOT NULL, at BIGINT NOT NULL);
 		 CREATE TABLE template_verify_jobs (delivery TEXT PRIMARY KEY, data TEXT NOT NULL)`,
 		migrationDoneReplicas,
+		migrationCache,
 	},
 }
 
@@ -77,6 +79,13 @@ var ownMigrations = map[dialect][]string{
 const migrationDoneReplicas = `CREATE TABLE template_verify_done (delivery TEXT PRIMARY KEY, at BIGINT NOT NULL);
 		 CREATE INDEX template_verify_done_at ON template_verify_done (at);
 		 CREATE TABLE template_verify_replicas (id TEXT PRIMARY KEY, seen BIGINT NOT NULL)`
+
+// migrationCache (migration 3) adds the results cache that replicas
+// share: the entries of each repository's cache folder (JSON text, by
+// their path in the folder), so that a push verified on one replica
+// reuses what another kept (see cache.go).
+const migrationCache = `CREATE TABLE template_verify_cache (repo TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (repo, name));
+		 CREATE INDEX template_verify_cache_at ON template_verify_cache (at)`
 
 // migrateLockKey is the Postgres advisory lock that makes replicas that
 // start at once migrate one after another.

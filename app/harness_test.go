@@ -163,6 +163,12 @@ type stubVerify struct {
 	envs    [][]string
 	// cacheDirs are the verifications' Options.CacheDir, in order.
 	cacheDirs []string
+	// cacheFile, when set, is an entry (a path in the cache folder) that
+	// each verification looks for and writes when it is not there, as a
+	// check that keeps a result does; cacheHad says, in order, whether
+	// it was there.
+	cacheFile string
+	cacheHad  []bool
 }
 
 func (v *stubVerify) fn(ctx context.Context, in verify.Options) (*report.Report, error) {
@@ -173,6 +179,15 @@ func (v *stubVerify) fn(ctx context.Context, in verify.Options) (*report.Report,
 	v.mu.Lock()
 	v.envs = append(v.envs, os.Environ())
 	v.cacheDirs = append(v.cacheDirs, in.CacheDir)
+	if v.cacheFile != "" && in.CacheDir != "" {
+		file := filepath.Join(in.CacheDir, v.cacheFile)
+		data, err := os.ReadFile(file)
+		v.cacheHad = append(v.cacheHad, err == nil && string(data) == `{"kept":true}`)
+		if err != nil {
+			_ = os.MkdirAll(filepath.Dir(file), 0o755)
+			_ = os.WriteFile(file, []byte(`{"kept":true}`), 0o644)
+		}
+	}
 	v.mu.Unlock()
 	if in.Head == v.block {
 		<-ctx.Done()

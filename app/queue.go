@@ -88,8 +88,15 @@ type queue interface {
 	saveState(ctx context.Context, j *Job) error
 	loadState(ctx context.Context, delivery string) (*Job, bool, error)
 	deleteState(ctx context.Context, delivery string) error
-	// prune forgets delivery ids and pull-request heads older than cut.
+	// prune forgets delivery ids, pull-request heads and cache entries
+	// older than cut.
 	prune(ctx context.Context, cut time.Time) (int64, error)
+	// cacheEntries are the newest kept cache entries of repo, at most
+	// maxBytes of them.
+	cacheEntries(ctx context.Context, repo string, maxBytes int64) ([]cacheEntry, error)
+	// keepCache stores entries of repo, an entry of the same name
+	// replaced.
+	keepCache(ctx context.Context, repo string, entries []cacheEntry) error
 	// depth counts the verifications that wait and that run, over all
 	// replicas.
 	depth(ctx context.Context) (waiting, running int, err error)

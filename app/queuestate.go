@@ -69,13 +69,54 @@ func (q *riverQueue[TTx]) prune(ctx context.Context, cut time.Time) (int64, erro
 		if _, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_heads WHERE at < $1`, cut.UnixNano()); err != nil {
 			return err
 		}
-		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_done WHERE at < $1`, cut.Unix())
+		if _, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_done WHERE at < $1`, cut.Unix()); err != nil {
+			return err
+		}
+		_, err = q.ops.exec(ctx, tx, `DELETE FROM template_verify_cache WHERE at < $1`, cut.Unix())
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("forget old deliveries: %w", err)
 	}
 	return n, nil
+}
+
+func (q *riverQueue[TTx]) cacheEntries(ctx context.Context, repo string, maxBytes int64) ([]cacheEntry, error) {
+	var out []cacheEntry
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		out = out[:0]
+		var total int64
+		return q.ops.each(ctx, tx, `SELECT name, data FROM template_verify_cache WHERE repo = $1 ORDER BY at DESC, name`, []any{repo}, func(scan func(dest ...any) error) error {
+			var e cacheEntry
+			if err := scan(&e.name, &e.data); err != nil {
+				return err
+			}
+			if total += int64(len(e.data)); total <= maxBytes {
+				out = append(out, e)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the results cache of %s: %w", repo, err)
+	}
+	return out, nil
+}
+
+func (q *riverQueue[TTx]) keepCache(ctx context.Context, repo string, entries []cacheEntry) error {
+	err := q.ops.inTx(ctx, func(tx TTx) error {
+		for _, e := range entries {
+			if _, err := q.ops.exec(ctx, tx, `INSERT INTO template_verify_cache (repo, name, data, at) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (repo, name) DO UPDATE SET data = excluded.data, at = excluded.at`, repo, e.name, e.data, nowUnix()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("keep the results cache of %s: %w", repo, err)
+	}
+	return nil
 }
 
 func (q *riverQueue[TTx]) depth(ctx context.Context) (waiting, running int, err error) {
