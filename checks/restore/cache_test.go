@@ -47,6 +47,13 @@ func TestResultsAreReusedWhenTheStepIsTheSame(t *testing.T) {
 		t.Errorf("second run: conclusion %s, title %q, notes %q; want the first run's (%s, %q) and a note that it is reused",
 			second.Conclusion, second.Title, second.Notes, first.Conclusion, first.Title)
 	}
+	// Another PR on the same base that leaves the step as it is (a
+	// prompt-only change) reuses it too: the fixture and the steps are
+	// the same, whatever else the head changes.
+	other := inputFor(t, makeVerified(t, files, map[string]string{"README.md": "Another PR's change beside the step.\n"}))
+	if res, ri := New().WithOptions(opts).run(context.Background(), other); ri != nil || !reused(res) {
+		t.Errorf("another PR with the same step ran its scenarios (%v); notes %q", ri != nil, res.Notes)
+	}
 	harmless := func(comment, readme string) *checks.Input {
 		head := shapeFiles(styleGrep, bugNone, 3, "")
 		head["tpl/tests/test.sh"] = strings.Replace(head["tpl/tests/test.sh"], "cd /workspace/repo || exit 1\n", "cd /workspace/repo || exit 1 # "+comment+"\n", 1)
