@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,11 +33,36 @@ var cgroupSeq atomic.Int64
 // make folders. Found once.
 var pidsParent = sync.OnceValue(func() string {
 	dir := findPidsParent()
-	if dir != "" {
-		sweepPidsGroups(dir)
+	if dir == "" {
+		return ""
+	}
+	sweepPidsGroups(dir)
+	if !pidsGroupsWork(dir) {
+		return ""
 	}
 	return dir
 })
+
+// pidsGroupsWork reports whether a command can be moved into a cgroup
+// made in parent, by doing it once: a folder that can be made is not
+// always one that a process can join (cgroup v2 asks for write access to
+// the common ancestor's cgroup.procs), and a command that cannot join
+// would fail to start.
+func pidsGroupsWork(parent string) bool {
+	shell, err := limitShell()
+	if err != nil {
+		return false
+	}
+	g := newPidsGroupIn(parent, 8)
+	if g == nil {
+		return false
+	}
+	defer g.remove()
+	path, args := g.wrap(shell, "/bin/sh", []string{"sh", "-c", "exit 0"})
+	cmd := exec.Command(path, args[1:]...)
+	cmd.Args[0] = args[0]
+	return cmd.Run() == nil
+}
 
 // findPidsParent is pidsParent before the sweep.
 func findPidsParent() string {
@@ -123,6 +149,12 @@ func newPidsGroup(max int64) *pidsGroup {
 	if parent == "" || max <= 0 {
 		return nil
 	}
+	return newPidsGroupIn(parent, max)
+}
+
+// newPidsGroupIn makes a pids cgroup in parent that allows max
+// processes; nil when it cannot.
+func newPidsGroupIn(parent string, max int64) *pidsGroup {
 	dir := filepath.Join(parent, fmt.Sprintf("template-verify-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil
