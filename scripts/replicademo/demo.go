@@ -270,13 +270,13 @@ func demo() (bool, error) {
 	// Wait until every final head is concluded, no check run is open and
 	// the queue holds nothing to do.
 	concluded := func() int {
-		n := 0
+		heads := map[string]bool{}
 		for _, c := range gh.CheckRuns() {
 			if c.Name == app.RunName && c.Status == "completed" && finals[c.HeadSHA] {
-				n++
+				heads[c.HeadSHA] = true
 			}
 		}
-		return n
+		return len(heads)
 	}
 	last := time.Now()
 	err = waitFor(o.wait, func() bool {
