@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -142,6 +143,9 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		return drop("waits for a maintainer")
 	}
 	if j.RiverID == 0 {
+		if err := s.stillHead(ctx, in, j); err != nil {
+			return err
+		}
 		// River's unique jobs keep one verification per head, across
 		// replicas and restarts; the job waits, scheduled, until its
 		// check run is there.
@@ -191,6 +195,33 @@ func (s *server) prepare(ctx context.Context, j *Job, log *slog.Logger) error {
 		return err
 	}
 	log.Info("job queued", append(jobAttrs(j), "job", j.RiverID)...)
+	return nil
+}
+
+// stillHead drops a delivery whose head is not the newest head queued
+// for its pull request and is no longer the pull request's head on
+// GitHub: a late delivery or redelivery of an older push. Without it a
+// delivery accepted later counts as the newer push: it cancels the job of
+// the pull request's real head and queues the older head again, and the
+// next delivery of the real head queues that once more, a second App run
+// on each (scripts/replicas.sh, where a delivery the killed replica did
+// not answer was redelivered after the final head's).
+func (s *server) stillHead(ctx context.Context, in *githubapi.Installation, j *Job) error {
+	var latest string
+	err := s.retryStore(ctx, "read the newest head", func(ctx context.Context) (err error) {
+		latest, err = s.q.latestHead(ctx, prKeyOf(j))
+		return err
+	})
+	if err != nil || latest == "" || strings.EqualFold(latest, j.HeadSHA) {
+		return err
+	}
+	p, _, err := in.Client.PullRequests.Get(ctx, j.Owner, j.Repo, j.PR)
+	if err != nil {
+		return fmt.Errorf("read pull request #%d: %w", j.PR, err)
+	}
+	if head := p.GetHead().GetSHA(); !strings.EqualFold(head, j.HeadSHA) {
+		return drop("%s is no longer the head of #%d (%s is)", short(j.HeadSHA), j.PR, short(head))
+	}
 	return nil
 }
 

@@ -353,11 +353,21 @@ func (s *server) cancelled(ctx context.Context, in *githubapi.Installation, j *J
 	defer s.removeWork(j)
 	defer s.forget(j)
 	why := supersededWhy(j, newer)
-	if len(runs) > 0 {
-		var ids []int64
-		for _, r := range runs {
-			ids = append(ids, r.ID)
+	var ids []int64
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	if len(ids) == 0 {
+		// A cancel while the session made the runs (Start) leaves the
+		// runs it made open with their ids on GitHub only; one job holds
+		// a head, so the open runs of the head are this job's.
+		open, err := s.openRunsOf(ctx, j)
+		if err != nil {
+			log.Warn("find the check runs of the cancelled run", "error", err)
 		}
+		ids = open
+	}
+	if len(ids) > 0 {
 		if err := s.closeRuns(ctx, in, j, ids, "cancelled", "Cancelled: a newer push replaced this commit", why); err != nil {
 			log.Warn("cancel the check runs", "error", err)
 		}

@@ -9,7 +9,13 @@
 #                                 set to the URL, stop; exits with CMD's status
 #   eval "$(scripts/pg.sh start)" start in the background; sets PG_URL and PG_DIR
 #   scripts/pg.sh stop "$PG_DIR"  stop it and remove the folder
+#   scripts/pg.sh restart DIR [SECONDS]
+#                                 stop it (fast: clients are disconnected), stay
+#                                 down SECONDS (default 10), start it again on
+#                                 the same data folder; an outage for
+#                                 scripts/replicas.sh
 #
+# run also sets PG_DIR for CMD, the folder that restart takes.
 # The URL's user is the cluster's superuser, so tests may create a database
 # each. Durability is off (fsync, synchronous_commit): the data is thrown away.
 set -euo pipefail
@@ -50,14 +56,20 @@ start() {
   if [ "$user" = nobody ]; then chown nobody "$dir"; fi
   as_pg "$bin/initdb" -D "$dir/data" -U "$user" --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
-  if ! as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-    -o "-k $dir -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
-    start >/dev/null; then
-    cat "$dir/postgres.log" >&2
-    rm -rf "$dir"
-    exit 1
-  fi
+  up "$dir" || { rm -rf "$dir"; exit 1; }
   url="postgres:///postgres?host=$dir&user=$user&sslmode=disable"
+}
+
+# up starts the cluster of folder $1 (made by start) and waits until it
+# takes connections.
+up() {
+  local d=$1
+  if ! as_pg "$bin/pg_ctl" -D "$d/data" -l "$d/postgres.log" -w -t 60 \
+    -o "-k $d -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    start >/dev/null; then
+    cat "$d/postgres.log" >&2
+    return 1
+  fi
 }
 
 stop() {
@@ -76,11 +88,18 @@ start)
 stop)
   stop "${2:?pg.sh stop DIR}"
   ;;
+restart)
+  d=${2:?pg.sh restart DIR [SECONDS]}
+  [ -d "$d/data" ] || { echo "pg.sh restart: no cluster in $d" >&2; exit 1; }
+  as_pg "$bin/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null
+  sleep "${3:-10}"
+  up "$d"
+  ;;
 run)
   shift
   start
   trap 'stop "$dir"' EXIT
-  TEMPLATE_VERIFY_TEST_DATABASE_URL=$url "$@"
+  TEMPLATE_VERIFY_TEST_DATABASE_URL=$url PG_DIR=$dir "$@"
   ;;
 "")
   start
@@ -90,7 +109,7 @@ run)
   while :; do sleep 3600 & wait $!; done
   ;;
 *)
-  echo "usage: pg.sh [start | stop DIR | run CMD ARGS…]" >&2
+  echo "usage: pg.sh [start | stop DIR | restart DIR [SECONDS] | run CMD ARGS…]" >&2
   exit 2
   ;;
 esac

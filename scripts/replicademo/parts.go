@@ -1,4 +1,4 @@
-// The parts of the demonstration: waiting, free addresses, the deliveries' bodies and the repository the heads come from.
+// The parts of the demonstration: the test helpers outside a test, waiting, free addresses, the deliveries' bodies and the repository the heads come from.
 
 package main
 
@@ -13,11 +13,36 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
+	"testing"
 	"time"
 
 	"github.com/formula-code/template-verify/internal/fakegithub"
 	"github.com/formula-code/template-verify/internal/gitx"
 )
+
+// tb lets the fake GitHub and the git server, made for tests, run here.
+type tb struct {
+	testing.TB
+	mu       sync.Mutex
+	cleanups []func()
+	errs     []string
+}
+
+func (t *tb) Helper()          {}
+func (t *tb) Cleanup(f func()) { t.mu.Lock(); t.cleanups = append(t.cleanups, f); t.mu.Unlock() }
+func (t *tb) Errorf(f string, a ...any) {
+	t.mu.Lock()
+	t.errs = append(t.errs, fmt.Sprintf(f, a...))
+	t.mu.Unlock()
+}
+func (t *tb) Fatalf(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...); os.Exit(1) }
+func (t *tb) Logf(f string, a ...any)   { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+func (t *tb) close() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+}
 
 // quiet reports whether no check run is open.
 func quiet(gh *fakegithub.AppServer) bool {
