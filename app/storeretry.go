@@ -5,7 +5,11 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
 )
 
 // storeRetryWindow is how long a write or read of the App's bookkeeping
@@ -64,6 +68,12 @@ func (s *server) retryStore(ctx context.Context, what string, fn func(ctx contex
 		if errors.As(err, &fin) {
 			return fin.err
 		}
+		if databaseAnswer(err) {
+			// The database answered: trying again gives the same
+			// answer, so it is not waited out as an outage would be.
+			s.log.Warn("the database refused the statement", "what", what, "error", err)
+			return stored(err)
+		}
 		if err == nil {
 			if try > 1 {
 				s.log.Info("the database answers again", "what", what, "tries", try)
@@ -88,4 +98,33 @@ func (s *server) retryStore(ctx context.Context, what string, fn func(ctx contex
 // saveStateRetry is saveState through retryStore.
 func (s *server) saveStateRetry(ctx context.Context, j *Job) error {
 	return s.retryStore(ctx, "store the job", func(ctx context.Context) error { return s.q.saveState(ctx, j) })
+}
+
+// databaseAnswer reports whether err is the database's answer to a
+// statement (a broken constraint, an SQL error), which trying again
+// cannot change, as opposed to an outage: a lost or refused connection,
+// a server shutting down or out of resources, a busy or locked SQLite
+// file, a serialization failure or a deadlock, which pass.
+func databaseAnswer(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch {
+		case strings.HasPrefix(pg.Code, "08"), // connection exception
+			strings.HasPrefix(pg.Code, "53"), // insufficient resources
+			strings.HasPrefix(pg.Code, "57"), // operator intervention: shutdown, cannot connect now
+			strings.HasPrefix(pg.Code, "58"), // system error
+			pg.Code == "40001", pg.Code == "40P01":
+			return false
+		}
+		return true
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		switch lite.Code() & 0xff { // the primary result code
+		case 5, 6, 10, 13, 14: // BUSY, LOCKED, IOERR, FULL, CANTOPEN
+			return false
+		}
+		return true
+	}
+	return false
 }
