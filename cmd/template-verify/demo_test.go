@@ -16,9 +16,9 @@ import (
 	"github.com/formula-code/template-verify/report"
 )
 
-// volatile matches what changes from run to run: durations and the
-// Jinja2 and pytest versions of the machine (normalize masks the
-// temporary folders too).
+// volatile matches what changes from run to run: durations, the Jinja2
+// and pytest versions of the machine and its python3's path (normalize
+// masks the temporary folders too).
 var volatile = []struct {
 	re   *regexp.Regexp
 	with string
@@ -28,6 +28,11 @@ var volatile = []struct {
 	{regexp.MustCompile(`\b\d+(\.\d+)? s\b`), "<dur>"},
 	{regexp.MustCompile(`\(Jinja2 [0-9.]+\)|\((\d+\.\d+\.\d+)\)`), "(<version>)"},
 	{regexp.MustCompile(`pytest \d+\.\d+\.\d+ ran with \S+`), "pytest <version> ran with <python>"},
+	// The Jinja2 of the machine's Debian python3 (3.1.2 from Ubuntu 24.04's
+	// and Debian 12's package), and its path in the commands: python3 when
+	// it is the first on PATH, as on GitHub's runner, else /usr/bin/python3.
+	{regexp.MustCompile(`Python Jinja2 \d+\.\d+\.\d+`), "Python Jinja2 <version>"},
+	{regexp.MustCompile(`(/usr/bin/)?python3 -m pytest`), "<python> -m pytest"},
 }
 
 func normalize(s string) string {

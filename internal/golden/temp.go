@@ -14,10 +14,13 @@ var tempMasks = []struct {
 }{
 	{regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/template-verify-[^\s'"]*`), "<tmp>"},
 	{regexp.MustCompile(`'/[^'\s]*\.\.\.`), "'<tmp>..."},
+	// pytest's base folder names the user (/tmp/pytest-of-USER/pytest-N),
+	// root here and runner on GitHub's runner.
+	{regexp.MustCompile(`/pytest-of-[^/\s]+/`), "/pytest-of-<user>/"},
 }
 
 // MaskTemp replaces the temporary folders in s by <tmp>, so that a golden
-// file holds the same text whatever TMPDIR is.
+// file holds the same text whatever TMPDIR and the user are.
 func MaskTemp(s string) string {
 	for _, m := range tempMasks {
 		s = m.re.ReplaceAllString(s, m.with)

@@ -273,8 +273,10 @@ func startWorker(mem int64) (*worker, error) {
 			w.results <- result{output: string(res.Output), err: res.Err, other: res.Other}
 		}
 		_ = cmd.Wait()
-		close(w.exited)
+		// Out of the set before exited closes: StopWorkers returns on
+		// exited, and then no stopped worker may be left in the set.
 		running.remove(w)
+		close(w.exited)
 	}()
 	return w, nil
 }

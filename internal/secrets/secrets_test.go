@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
+
+const prGetDumpable = 3 // PR_GET_DUMPABLE
 
 const childEnv = "TEMPLATE_VERIFY_TEST_HIDE_CHILD"
 
@@ -23,6 +26,17 @@ func TestMain(m *testing.M) {
 func hideChild() int {
 	if err := Hide(); err != nil {
 		fmt.Fprintln(os.Stderr, "hide:", err)
+		return 2
+	}
+	// A non-dumpable process's /proc files belong to root (environ mode
+	// 0400, fd 0500): run as a non-root user, as on GitHub's runner, it
+	// cannot open even its own (EACCES; root passes by CAP_DAC_OVERRIDE).
+	// So the child reports the dumpable flag Hide left, then sets it
+	// again to read its environment block as the kernel shows it.
+	dumpable, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetDumpable, 0, 0)
+	fmt.Printf("dumpable %d\n", dumpable)
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 1, 0); e != 0 {
+		fmt.Fprintln(os.Stderr, "PR_SET_DUMPABLE:", e)
 		return 2
 	}
 	environ, err := os.ReadFile("/proc/self/environ")
@@ -55,6 +69,10 @@ func TestHideReexecutesWithoutSecrets(t *testing.T) {
 		t.Fatalf("child: %v: %s", err, stderr.String())
 	}
 	got := stdout.String()
+	dumpable, got, _ := strings.Cut(got, "\n")
+	if dumpable != "dumpable 0" {
+		t.Errorf("after Hide the process is not non-dumpable: %q", dumpable)
+	}
 	environ, _, _ := strings.Cut(got, "\n")
 	for _, secret := range []string{"ghs_fake1", "ghs_fake2", "fake3", "GITHUB_TOKEN", "PRIVATE_KEY"} {
 		if strings.Contains(environ, secret) {
