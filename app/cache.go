@@ -77,7 +77,7 @@ func (s *server) cacheDir(ctx context.Context, j *Job, log *slog.Logger) string 
 		if _, err := os.Stat(file); err == nil {
 			continue
 		}
-		if err := writeAtomic(file, e.data); err != nil {
+		if err := resultcache.WriteFile(file, []byte(e.data)); err != nil {
 			log.Warn("write a results cache entry", "error", err)
 			continue
 		}
@@ -133,28 +133,6 @@ func (s *server) keepCache(ctx context.Context, j *Job, dir string, since time.T
 	if err != nil {
 		log.Warn("keep the results cache in the database", "error", err)
 	}
-}
-
-// writeAtomic writes data to file through a temporary file and a rename.
-func writeAtomic(file, data string) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.WriteString(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
 
 // folderName reports whether an owner or repository name is one folder.

@@ -98,18 +98,34 @@ func (d Dir) Write(key string, v any) {
 		return
 	}
 	data, err := json.Marshal(v)
-	if err != nil || os.MkdirAll(d.path, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(d.path, key+".*.tmp")
 	if err != nil {
 		return
 	}
+	_ = WriteFile(filepath.Join(d.path, key+".json"), data)
+}
+
+// WriteFile writes data to file through a temporary file in its folder
+// and a rename, so that a reader never sees half of it; it makes the
+// folder.
+func WriteFile(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*.tmp")
+	if err != nil {
+		return err
+	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(d.path, key+".json")) != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(tmp.Name())
+		return err
 	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 // entry is one file of the cache folder, for Prune.
