@@ -76,6 +76,15 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		return res, nil
 	}
 	defer cleanup()
+	// A step that renders to the same bytes at base and head, with the
+	// same settings, cannot change what any scenario shows: none runs,
+	// unless the base's failures fail the PR too (pre_existing: fail) or
+	// the caller named the scenarios.
+	if c.opts.Catalogue == nil && !config.PreExistingFails(in.BaseConfig, in.Config) {
+		if same, sets := sameAtBase(ctx, in, r.baseSHA); same {
+			return unchangedResult(res, r.step, sets), nil
+		}
+	}
 	rc := in.Config.Restore
 	// A run with the same steps at base and head, settings and fixture
 	// as an earlier one gives its result: reuse it when that run stored

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -112,6 +113,52 @@ func TestExampleHeadsThatDoNotChangeTheStep(t *testing.T) {
 				if f.Level == checks.LevelFailure {
 					t.Errorf("failure finding: %s", f.Message)
 				}
+			}
+		})
+	}
+}
+
+// TestUnchangedStepRunsNoScenario: on the example's heads whose restore
+// step renders the same at base and head, the check runs no scenario and
+// says so as skipped, never as passed. With pre_existing: fail the base's
+// failures fail the PR, so there the scenarios run and the failing base
+// fails the check.
+func TestUnchangedStepRunsNoScenario(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		head   string
+		strict bool
+		want   checks.Conclusion
+	}{
+		{head: examples.HeadRefactor, want: checks.Skipped},
+		{head: examples.HeadFailingBase, want: checks.Skipped},
+		{head: examples.HeadFailingBase, strict: true, want: checks.Failure},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/strict=%v", c.head, c.strict), func(t *testing.T) {
+			t.Parallel()
+			in := exampleInput(t, c.head)
+			in.Config.Restore.Random.Count = 0
+			in.BaseConfig.Restore.Random.Count = 0
+			if c.strict {
+				in.BaseConfig.PreExisting = config.PreExistingFail
+			}
+			res, ri := New().run(context.Background(), in)
+			if res.Conclusion != c.want {
+				logFindings(t, res)
+				t.Fatalf("conclusion %s, want %s: %s", res.Conclusion, c.want, res.Title)
+			}
+			if c.want != checks.Skipped {
+				if ri == nil || len(ri.catalogue) == 0 {
+					t.Fatalf("no scenario ran under pre_existing: fail")
+				}
+				return
+			}
+			if ri != nil {
+				t.Errorf("%d scenarios ran for a step that did not change", len(ri.catalogue)+len(ri.random))
+			}
+			if !strings.Contains(res.Summary, "the same bytes at base and head in 4 variable sets") || !strings.Contains(res.Summary, "No scenario ran") {
+				t.Errorf("summary does not say what was compared: %q", res.Summary)
 			}
 		})
 	}

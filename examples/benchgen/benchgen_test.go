@@ -104,7 +104,10 @@ func TestVerdicts(t *testing.T) {
 		t.Run(r.head, func(t *testing.T) {
 			t.Parallel()
 			opts := verify.Options{RepoDir: b.Dir, Base: BaseBranch, Head: r.head}
-			if !strings.HasPrefix(r.head, "restore-") {
+			// A prompt head leaves the restore step as it was: the restore
+			// check runs too, and must skip without running a scenario.
+			prompt := strings.HasPrefix(r.head, "prompt-")
+			if !strings.HasPrefix(r.head, "restore-") && !prompt {
 				// The restore rows verify the restore step; the other heads
 				// run every other check (a restore run of each would cost
 				// the table minutes of CPU).
@@ -134,6 +137,11 @@ func TestVerdicts(t *testing.T) {
 			}
 			if !strings.Contains(text(res), r.reason) {
 				t.Errorf("%s does not say %q\n%s", r.check, r.reason, summary(rep))
+			}
+			if prompt {
+				if res, ok := result(rep, "restore"); !ok || res.Conclusion != checks.Skipped || !strings.Contains(res.Summary, "No scenario ran") {
+					t.Errorf("restore: %s, want skipped for a step the PR does not change\n%s", res.Conclusion, summary(rep))
+				}
 			}
 		})
 	}
