@@ -12,11 +12,23 @@ import (
 // runs, where the time goes: the harness's own work per scenario (copying
 // the fixture, the edits, reading the trees before and after, the model)
 // against the step's run per scenario, the harness's share of a
-// scenario, and the setup of a check run (fixture and render).
+// scenario, and the setup of a check run (fixture and render). It runs
+// with the sandbox (bubblewrap where it works) and without, so that one
+// run shows what the sandbox costs a scenario.
 func BenchmarkCheck(b *testing.B) {
+	for _, noSandbox := range []bool{false, true} {
+		name := "sandbox"
+		if noSandbox {
+			name = "no-sandbox"
+		}
+		b.Run(name, func(b *testing.B) { benchmarkCheck(b, Options{NoSandbox: noSandbox}) })
+	}
+}
+
+func benchmarkCheck(b *testing.B, opts Options) {
 	ctx := context.Background()
 	in := scriptInput(b, "good.sh")
-	c := New()
+	c := New().WithOptions(opts)
 	c.phases = &phases{}
 	for b.Loop() {
 		if res := c.Run(ctx, in); res.Conclusion != checks.Success {
