@@ -53,8 +53,5 @@ export GORACE="${GORACE:-atexit_sleep_ms=0}"
 # -timeout is a safety net for a hung test binary, not a speed target: the
 # app package takes about 8 min alone and passed 20 min while a second
 # test run shared the 2 cores (load 30), so the net is 45 min.
-# -p: test binaries at once. Many packages spend their time waiting on
-# the processes they start (the App's servers, git, pytest), so twice
-# the cores keeps the cores busy (TV_TEST_P to choose).
-go test -race -count=1 -timeout 45m -p "${TV_TEST_P:-$(($(nproc) * 2))}" ./... 2>&1 | tee /tmp/template-verify-test.log
+go test -race -count=1 -timeout 45m ./... 2>&1 | tee /tmp/template-verify-test.log
 echo "== done in ${SECONDS}s"
