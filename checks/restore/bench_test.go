@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
 )
@@ -43,4 +44,38 @@ func benchmarkCheck(b *testing.B, opts Options) {
 	b.ReportMetric(100*harness/(harness+step), "harness-%")
 	b.ReportMetric(float64(p.setup.Load())/float64(b.N)/1e6, "setup-ms/op")
 	b.ReportMetric(runs/float64(b.N), "scenarios/op")
+}
+
+// BenchmarkProbe times one policy probe (every file of the fixture edited,
+// one run of the step) against one no-change scenario of the same step, in
+// the same loop: what a probe costs in scenarios.
+func BenchmarkProbe(b *testing.B) {
+	ctx := context.Background()
+	in := scriptInput(b, "good.sh")
+	c := New()
+	r, cleanup, st := c.setup(ctx, in)
+	if st != nil {
+		b.Fatal(st.title)
+	}
+	defer cleanup()
+	noChange := scenarios(b, "no-change")[0]
+	var probe, scenario time.Duration
+	paths := 0
+	for b.Loop() {
+		start := time.Now()
+		p := r.learnPolicy(ctx)
+		probe += time.Since(start)
+		if p.Err != "" {
+			b.Fatalf("probe: %s", p.Err)
+		}
+		paths = len(p.Learned)
+		start = time.Now()
+		if o := r.run(ctx, noChange); o.Verdict != Pass {
+			b.Fatalf("no-change: %s %q", o.Verdict, o.Diffs)
+		}
+		scenario += time.Since(start)
+	}
+	b.ReportMetric(float64(probe.Milliseconds())/float64(b.N), "probe-ms")
+	b.ReportMetric(float64(scenario.Milliseconds())/float64(b.N), "no-change-ms")
+	b.ReportMetric(float64(paths), "probed-paths")
 }
