@@ -81,7 +81,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	// unless the base's failures fail the PR too (pre_existing: fail) or
 	// the caller named the scenarios.
 	if c.opts.Catalogue == nil && !config.PreExistingFails(in.BaseConfig, in.Config) {
-		if same, sets := sameAtBase(ctx, in, r.baseSHA); same {
+		if same, sets := stepUnchanged(ctx, in, r); same {
 			return unchangedResult(res, r.step, sets), nil
 		}
 	}

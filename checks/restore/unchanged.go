@@ -5,10 +5,58 @@
 package restore
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/formula-code/template-verify/checks"
+	"github.com/formula-code/template-verify/config"
 )
+
+// stepUnchanged reports whether the restore step is the same at base and
+// head, and in how many variable sets. Two renders must agree: every
+// variable set of the template with the same settings (sameAtBase), and
+// the step as the check runs it, rendered as production renders it, on
+// the same fixture. Either one that differs, or cannot render, runs the
+// scenarios.
+func stepUnchanged(ctx context.Context, in *checks.Input, r *runner) (bool, int) {
+	same, sets := sameAtBase(ctx, in, r.baseSHA)
+	if !same {
+		return false, 0
+	}
+	cfg, rc := baseRestore(in)
+	base, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+	if st != nil {
+		return false, 0
+	}
+	head, err := json.Marshal(whatRuns(r.step))
+	if err != nil {
+		return false, 0
+	}
+	was, err := json.Marshal(whatRuns(base))
+	if err != nil || string(head) != string(was) {
+		return false, 0
+	}
+	return true, sets
+}
+
+// runs is the part of a Step that decides what a scenario does: the
+// script or command, its paths, report and settings. Where the section
+// sits in its template (lines, the template's text) is left out, so that
+// a refactor that moves the step and renders the same runs nothing.
+type runs struct {
+	Script, Command, ScriptName string
+	Paths                       config.RestorePaths
+	Report                      string
+	Prelude                     Prelude
+	PreludeErr, RefusalExit     string
+	FallsBack                   bool
+}
+
+func whatRuns(s *Step) runs {
+	return runs{Script: s.Script, Command: s.Command, ScriptName: s.ScriptName, Paths: s.Paths, Report: s.Report,
+		Prelude: s.Prelude, PreludeErr: s.PreludeErr, RefusalExit: s.RefusalExit, FallsBack: s.FallsBack}
+}
 
 // unchangedResult is res (which may hold notes already) concluded as
 // skipped for a step that is the same at base and head in sets variable
