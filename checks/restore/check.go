@@ -129,7 +129,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	probeFailed := probeFindings(&res, r, headProbe, baseProbe, side.runner, r.groups, released, config.PreExistingFails(in.BaseConfig, in.Config))
 	catOuts := r.runAll(ctx, r.scenarioList(c.opts, headProbe))
-	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in), probes: probeRuns(side)}
+	ri := resultInput{step: r.step, seed: rc.Random.Seed, count: rc.Random.Count, catalogue: catOuts, parallel: r.opts.Parallel, command: reproduce(in), probes: probeRuns(side, headProbe, baseProbe)}
 	// A step that hangs in the catalogue would hang in the random sets
 	// too, each until the time limit: skip them and say so.
 	for _, o := range catOuts {

@@ -151,6 +151,9 @@ type probeResult struct {
 	Out Outcome
 	// Reused: the base's probe is the head's (the same step and fixture).
 	Reused bool
+	// Cached is the key of the stored probe this result is read from
+	// (probecache.go); "" when the probe ran.
+	Cached string
 }
 
 // protected lists the learned paths the step puts back, sorted.
@@ -352,6 +355,14 @@ func probeFindings(res *checks.Result, r *runner, head, base probeResult, baseRu
 			res.Notes = append(res.Notes, fmt.Sprintf("The step's patterns do not explain what it does with %s: the probe decides.", listPaths(unexplained)))
 		}
 	}
+	for _, c := range []struct {
+		side string
+		p    probeResult
+	}{{"head", head}, {"base", base}} {
+		if c.p.Cached != "" && !c.p.Reused {
+			res.Notes = append(res.Notes, fmt.Sprintf("The %s's probe is an earlier run's (key %s): the same step on the same fixture, with the same settings, learns the same policy, so it did not run again.", c.side, c.p.Cached[:12]))
+		}
+	}
 	if base.Reused {
 		res.Notes = append(res.Notes, "The restore step renders to the same bytes at base and head, on the same fixture: the base's probe is the head's, reused.")
 	} else if base.Err != "" && baseRunner != nil {
@@ -443,7 +454,7 @@ func (r *runner) probe(ctx context.Context, side baseSide) (head, base probeResu
 	var wg sync.WaitGroup
 	if runBase {
 		runIt := func() {
-			base = br.learnPolicy(ctx)
+			base = br.learnPolicyCached(ctx)
 			checks.WorkDone(ctx, 1)
 		}
 		if r.opts.Parallel > 1 {
@@ -452,7 +463,7 @@ func (r *runner) probe(ctx context.Context, side baseSide) (head, base probeResu
 			runIt()
 		}
 	}
-	head = r.learnPolicy(ctx)
+	head = r.learnPolicyCached(ctx)
 	checks.WorkDone(ctx, 1)
 	wg.Wait()
 	r.policy.Learn(head.Learned, r.pol.Origin != fromStep)
@@ -466,13 +477,18 @@ func (r *runner) probe(ctx context.Context, side baseSide) (head, base probeResu
 	return head, base
 }
 
-// probeRuns is the number of probe runs a check makes: the head's, and
-// the base's unless it reuses the head's.
-func probeRuns(side baseSide) int {
-	if side.runner != nil && !side.unchanged {
-		return 2
+// probeRuns is the number of probe runs a check made: the head's, and
+// the base's unless it reuses the head's; a probe read from the probe
+// cache did not run.
+func probeRuns(side baseSide, head, base probeResult) int {
+	n := 0
+	if head.Cached == "" {
+		n++
 	}
-	return 1
+	if side.runner != nil && !side.unchanged && base.Cached == "" {
+		n++
+	}
+	return n
 }
 
 // probeRunsText is the probe runs for the wall time figure.
