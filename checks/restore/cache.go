@@ -59,8 +59,14 @@ func cacheKey(r *runner, in *checks.Input, explicit []Scenario, sets int, baseSt
 	if err != nil {
 		return ""
 	}
+	return hashParts(cacheVersion, tool, string(step), baseStep, string(block), r.baseSHA, fmt.Sprint(sets))
+}
+
+// hashParts is the SHA-256 of parts, each with its length, as hex: the
+// key of a cache entry (parts cannot run into one another).
+func hashParts(parts ...string) string {
 	h := sha256.New()
-	for _, part := range []string{cacheVersion, tool, string(step), baseStep, string(block), r.baseSHA, fmt.Sprint(sets)} {
+	for _, part := range parts {
 		fmt.Fprintf(h, "%d:%s\n", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))

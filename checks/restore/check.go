@@ -76,12 +76,16 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		return res, nil
 	}
 	defer cleanup()
+	// Whether the step renders the same at base and head in every
+	// variable set decides the skip below, the cache key and the base
+	// side: rendered once.
+	same, sets := sameAtBase(ctx, in, r.baseSHA)
 	// A step that renders to the same bytes at base and head, with the
 	// same settings, cannot change what any scenario shows: none runs,
 	// unless the base's failures fail the PR too (pre_existing: fail) or
 	// the caller named the scenarios.
 	if c.opts.Catalogue == nil && !config.PreExistingFails(in.BaseConfig, in.Config) {
-		if same, sets := stepUnchanged(ctx, in, r); same {
+		if same && sameStepRuns(ctx, in, r) {
 			return unchangedResult(res, r.step, sets), nil
 		}
 	}
@@ -95,7 +99,6 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		cache = resultcache.Open(ctx, "restore")
 	}
 	if cache.On() {
-		_, sets := sameAtBase(ctx, in, r.baseSHA)
 		key = cacheKey(r, in, c.opts.Catalogue, sets, baseStepText(ctx, in, r))
 		if cached, ok := cachedResult(cache, key); ok {
 			cached.Notes = append(cached.Notes, reusedNote(key))
@@ -121,7 +124,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	// One probe per revision learns its policy; a step that is the same
 	// bytes at base and head on the same fixture is probed once.
-	side := newBaseSide(ctx, in, r)
+	side := newBaseSide(ctx, in, r, same, sets)
 	headProbe, baseProbe := r.probe(ctx, side)
 	released, note := releasedAtBase(in)
 	if note != "" {

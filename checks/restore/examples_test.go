@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/formula-code/template-verify/checks"
 	"github.com/formula-code/template-verify/config"
@@ -143,7 +144,9 @@ func TestUnchangedStepRunsNoScenario(t *testing.T) {
 			if c.strict {
 				in.BaseConfig.PreExisting = config.PreExistingFail
 			}
-			res, ri := New().run(context.Background(), in)
+			// A time limit no loaded machine reaches: a timed-out probe or
+			// scenario would change the conclusion under test.
+			res, ri := New().WithOptions(Options{ScenarioTimeout: 10 * time.Minute}).run(context.Background(), in)
 			if res.Conclusion != c.want {
 				logFindings(t, res)
 				t.Fatalf("conclusion %s, want %s: %s", res.Conclusion, c.want, res.Title)

@@ -10,8 +10,6 @@ package restore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -59,11 +57,7 @@ func (r *runner) probeKey() string {
 	}
 	o := r.opts
 	settings := fmt.Sprintf("sandbox %v path %q timeout %s output %d", o.Sandbox, o.Path, o.ScenarioTimeout, o.MaxOutput)
-	h := sha256.New()
-	for _, part := range []string{probeCacheVersion, tool, string(what), string(keys), r.baseSHA, settings} {
-		fmt.Fprintf(h, "%d:%s\n", len(part), part)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hashParts(probeCacheVersion, tool, string(what), string(keys), r.baseSHA, settings)
 }
 
 // learnPolicyCached is learnPolicy through the probe cache: a stored

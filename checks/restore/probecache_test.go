@@ -26,7 +26,9 @@ func TestProbeIsReusedByContent(t *testing.T) {
 		return slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "The "+side+"'s probe is an earlier run's") })
 	}
 	cache := t.TempDir()
-	opts := Options{Cache: cache, Catalogue: scenarios(t, "no-change", "add-benchmark-with-space")}
+	// A probe that times out is not stored: the limit is one no loaded
+	// machine reaches, so that the test never races it.
+	opts := Options{Cache: cache, Catalogue: scenarios(t, "no-change", "add-benchmark-with-space"), ScenarioTimeout: 10 * time.Minute}
 	ctx := context.Background()
 
 	first, ri := New().WithOptions(opts).run(ctx, input(t, "good.sh"))
@@ -48,7 +50,7 @@ func TestProbeIsReusedByContent(t *testing.T) {
 		t.Errorf("second PR: %d probe runs, notes %q; want the base's probe read from the cache and the head's run", ri.probes, second.Notes)
 	}
 	// The same PR without a cache: the same verdict and findings.
-	fresh := New().WithOptions(Options{Catalogue: opts.Catalogue}).Run(ctx, input(t, "spaces.sh"))
+	fresh := New().WithOptions(Options{Catalogue: opts.Catalogue, ScenarioTimeout: opts.ScenarioTimeout}).Run(ctx, input(t, "spaces.sh"))
 	if fresh.Conclusion != second.Conclusion || fresh.Title != second.Title {
 		t.Errorf("with the cached probe: %s %q; probing again: %s %q", second.Conclusion, second.Title, fresh.Conclusion, fresh.Title)
 	}
@@ -58,7 +60,7 @@ func TestProbeIsReusedByContent(t *testing.T) {
 
 	// A setting that changes a run is part of the key: both probe again.
 	slower := opts
-	slower.ScenarioTimeout = 21 * time.Second
+	slower.ScenarioTimeout = 11 * time.Minute
 	third, ri := New().WithOptions(slower).run(ctx, input(t, "spaces.sh"))
 	if ri == nil || ri.probes != 2 || cached(third, "base") {
 		t.Errorf("another scenario timeout: probes %v, notes %q; want both probes run", ri != nil && ri.probes == 2, third.Notes)

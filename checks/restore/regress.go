@@ -124,9 +124,8 @@ type baseSide struct {
 // settings (the head's when the base has none), for the head's fixture: it
 // is judged by what it promised, not by what the PR adds. Its report keys
 // and fallback are learned as the head's are.
-func newBaseSide(ctx context.Context, in *checks.Input, r *runner) baseSide {
-	side := baseSide{}
-	side.unchanged, side.sets = sameAtBase(ctx, in, r.baseSHA)
+func newBaseSide(ctx context.Context, in *checks.Input, r *runner, unchanged bool, sets int) baseSide {
+	side := baseSide{unchanged: unchanged, sets: sets}
 	cfg, rc := baseRestore(in)
 	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
 	if st != nil {

@@ -13,31 +13,23 @@ import (
 	"github.com/formula-code/template-verify/config"
 )
 
-// stepUnchanged reports whether the restore step is the same at base and
-// head, and in how many variable sets. Two renders must agree: every
-// variable set of the template with the same settings (sameAtBase), and
-// the step as the check runs it, rendered as production renders it, on
-// the same fixture. Either one that differs, or cannot render, runs the
-// scenarios.
-func stepUnchanged(ctx context.Context, in *checks.Input, r *runner) (bool, int) {
-	same, sets := sameAtBase(ctx, in, r.baseSHA)
-	if !same {
-		return false, 0
-	}
+// sameStepRuns reports whether the step as the check runs it, rendered as
+// production renders it on the same fixture, runs the same at base and
+// head. With sameAtBase (every variable set of the template) it decides
+// that a step did not change: both must agree, and a side that cannot
+// render runs the scenarios.
+func sameStepRuns(ctx context.Context, in *checks.Input, r *runner) bool {
 	cfg, rc := baseRestore(in)
 	base, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
 	if st != nil {
-		return false, 0
+		return false
 	}
 	head, err := json.Marshal(whatRuns(r.step))
 	if err != nil {
-		return false, 0
+		return false
 	}
 	was, err := json.Marshal(whatRuns(base))
-	if err != nil || string(head) != string(was) {
-		return false, 0
-	}
-	return true, sets
+	return err == nil && string(head) == string(was)
 }
 
 // runs is the part of a Step that decides what a scenario does: the
