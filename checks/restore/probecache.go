@@ -30,13 +30,24 @@ type storedProbe struct {
 }
 
 // probeCache is the folder of probe entries for opts: the "probe" folder
-// of an explicit cache folder, else "restore/probe" of the context's.
+// of an explicit cache folder, else "restore/probe" of the context's,
+// else sharedProbes.
 func probeCache(ctx context.Context, opts settled) resultcache.Dir {
 	if opts.Cache != "" {
 		return resultcache.At(opts.Cache, "probe")
 	}
-	return resultcache.Open(ctx, "restore/probe")
+	if d := resultcache.Open(ctx, "restore/probe"); d.On() {
+		return d
+	}
+	return resultcache.At(sharedProbes, "")
 }
+
+// sharedProbes is the probe folder of a check whose options and context
+// name no cache. The tool leaves it "": such a check keeps no probe. The
+// package's tests set one folder for the test binary (TestMain), so that
+// a step one test probed is read by a later test that probes it with the
+// same key, as a second PR reads its base's probe.
+var sharedProbes string
 
 // probeKey is the hash of what decides a probe of r's step: the tool, what
 // runs (whatRuns), the report's keys, the fixture's commit (its whole tree,

@@ -49,8 +49,8 @@ func TestProbeIsReusedByContent(t *testing.T) {
 	if ri.probes != 1 || !cached(second, "base") || cached(second, "head") {
 		t.Errorf("second PR: %d probe runs, notes %q; want the base's probe read from the cache and the head's run", ri.probes, second.Notes)
 	}
-	// The same PR without a cache: the same verdict and findings.
-	fresh := New().WithOptions(Options{Catalogue: opts.Catalogue, ScenarioTimeout: opts.ScenarioTimeout}).Run(ctx, input(t, "spaces.sh"))
+	// The same PR with an empty cache: the same verdict and findings.
+	fresh := New().WithOptions(Options{Catalogue: opts.Catalogue, ScenarioTimeout: opts.ScenarioTimeout, Cache: t.TempDir()}).Run(ctx, input(t, "spaces.sh"))
 	if fresh.Conclusion != second.Conclusion || fresh.Title != second.Title {
 		t.Errorf("with the cached probe: %s %q; probing again: %s %q", second.Conclusion, second.Title, fresh.Conclusion, fresh.Title)
 	}
@@ -58,12 +58,35 @@ func TestProbeIsReusedByContent(t *testing.T) {
 		t.Errorf("findings with the cached probe:\n%s\nprobing again:\n%s", strings.Join(findingTexts(second), "\n"), strings.Join(findingTexts(fresh), "\n"))
 	}
 
-	// A setting that changes a run is part of the key: both probe again.
-	slower := opts
+	// A setting that changes a run is part of the key, as is the step:
+	// each of these probes again.
+	in := input(t, "spaces.sh")
+	keyOf := func(o Options, in *checks.Input) string {
+		r, cleanup, st := New().WithOptions(o).setup(ctx, in)
+		if st != nil {
+			t.Fatalf("setup: %s", st.title)
+		}
+		defer cleanup()
+		return r.probeKey()
+	}
+	key := keyOf(opts, in)
+	if key == "" {
+		t.Fatal("no probe key")
+	}
+	if again := keyOf(opts, input(t, "spaces.sh")); again != key {
+		t.Errorf("the same step and settings: key %s, then %s", key, again)
+	}
+	slower, bare := opts, opts
 	slower.ScenarioTimeout = 11 * time.Minute
-	third, ri := New().WithOptions(slower).run(ctx, input(t, "spaces.sh"))
-	if ri == nil || ri.probes != 2 || cached(third, "base") {
-		t.Errorf("another scenario timeout: probes %v, notes %q; want both probes run", ri != nil && ri.probes == 2, third.Notes)
+	bare.NoSandbox = true
+	for name, k := range map[string]string{
+		"another scenario timeout": keyOf(slower, in),
+		"no sandbox":               keyOf(bare, in),
+		"another step":             keyOf(opts, input(t, "good.sh")),
+	} {
+		if k == key {
+			t.Errorf("%s: the same probe key %s", name, key)
+		}
 	}
 }
 
