@@ -8,7 +8,6 @@
 package restore
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -72,11 +71,9 @@ func hashParts(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// baseStepText is the base's rendered restore step for the cache key:
-// its JSON, or why there is none.
-func baseStepText(ctx context.Context, in *checks.Input, r *runner) string {
-	cfg, rc := baseRestore(in)
-	s, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+// baseStepText is the base's rendered restore step (renderBaseStep) for
+// the cache key: its JSON, or why there is none.
+func baseStepText(s *Step, st *stop) string {
 	if st != nil {
 		return "no step: " + st.title
 	}

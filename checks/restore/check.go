@@ -77,15 +77,18 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	defer cleanup()
 	// Whether the step renders the same at base and head in every
-	// variable set decides the skip below, the cache key and the base
-	// side: rendered once.
+	// variable set, and the base's step as production renders it on the
+	// head's fixture, decide the skip below, the cache key and the base
+	// side: each is rendered once. (The base side's learnFallback sets
+	// the base step's FallsBack after the skip and the key have read it.)
 	same, sets := sameAtBase(ctx, in, r.baseSHA)
+	baseStep, baseStop := renderBaseStep(ctx, in, r)
 	// A step that renders to the same bytes at base and head, with the
 	// same settings, cannot change what any scenario shows: none runs,
 	// unless the base's failures fail the PR too (pre_existing: fail) or
 	// the caller named the scenarios.
 	if c.opts.Catalogue == nil && !config.PreExistingFails(in.BaseConfig, in.Config) {
-		if same && sameStepRuns(ctx, in, r) {
+		if same && sameStepRuns(r.step, baseStep) {
 			return unchangedResult(res, r.step, sets), nil
 		}
 	}
@@ -99,7 +102,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 		cache = resultcache.Open(ctx, "restore")
 	}
 	if cache.On() {
-		key = cacheKey(r, in, c.opts.Catalogue, sets, baseStepText(ctx, in, r))
+		key = cacheKey(r, in, c.opts.Catalogue, sets, baseStepText(baseStep, baseStop))
 		if cached, ok := cachedResult(cache, key); ok {
 			cached.Notes = append(cached.Notes, reusedNote(key))
 			if len(cached.Figures) > 0 {
@@ -124,7 +127,7 @@ func (c *Check) run(ctx context.Context, in *checks.Input) (checks.Result, *resu
 	}
 	// One probe per revision learns its policy; a step that is the same
 	// bytes at base and head on the same fixture is probed once.
-	side := newBaseSide(ctx, in, r, same, sets)
+	side := newBaseSide(ctx, in, r, same, sets, baseStep, baseStop)
 	headProbe, baseProbe := r.probe(ctx, side)
 	released, note := releasedAtBase(in)
 	if note != "" {

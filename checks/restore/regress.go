@@ -120,14 +120,20 @@ type baseSide struct {
 	sets      int
 }
 
-// newBaseSide renders the base's restore step with the base's own restore
-// settings (the head's when the base has none), for the head's fixture: it
-// is judged by what it promised, not by what the PR adds. Its report keys
-// and fallback are learned as the head's are.
-func newBaseSide(ctx context.Context, in *checks.Input, r *runner, unchanged bool, sets int) baseSide {
-	side := baseSide{unchanged: unchanged, sets: sets}
+// renderBaseStep renders the base's restore step with the base's own
+// restore settings (the head's when the base has none), for the head's
+// fixture: it is judged by what it promised, not by what the PR adds.
+func renderBaseStep(ctx context.Context, in *checks.Input, r *runner) (*Step, *stop) {
 	cfg, rc := baseRestore(in)
-	baseStep, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+	return renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
+}
+
+// newBaseSide is the base side of a check run: the base's step as
+// renderBaseStep rendered it (st says why there is none), with its report
+// keys and fallback learned as the head's are.
+func newBaseSide(ctx context.Context, in *checks.Input, r *runner, unchanged bool, sets int, baseStep *Step, st *stop) baseSide {
+	side := baseSide{unchanged: unchanged, sets: sets}
+	_, rc := baseRestore(in)
 	if st != nil {
 		side.note = "The base has no restore step to compare with (" + strings.TrimSuffix(st.title, ".") + "), so every failure counts."
 		return side

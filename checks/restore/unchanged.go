@@ -5,7 +5,6 @@
 package restore
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -13,18 +12,16 @@ import (
 	"github.com/formula-code/template-verify/config"
 )
 
-// sameStepRuns reports whether the step as the check runs it, rendered as
-// production renders it on the same fixture, runs the same at base and
-// head. With sameAtBase (every variable set of the template) it decides
-// that a step did not change: both must agree, and a side that cannot
-// render runs the scenarios.
-func sameStepRuns(ctx context.Context, in *checks.Input, r *runner) bool {
-	cfg, rc := baseRestore(in)
-	base, st := renderStep(ctx, in.Plan.Trees, cfg, rc, baseRev(in), "base", r.baseSHA)
-	if st != nil {
+// sameStepRuns reports whether the head's step as the check runs it and
+// the base's (renderBaseStep), rendered as production renders them on the
+// same fixture, run the same. With sameAtBase (every variable set of the
+// template) it decides that a step did not change: both must agree, and
+// a base that cannot render (nil) runs the scenarios.
+func sameStepRuns(step, base *Step) bool {
+	if base == nil {
 		return false
 	}
-	head, err := json.Marshal(whatRuns(r.step))
+	head, err := json.Marshal(whatRuns(step))
 	if err != nil {
 		return false
 	}
