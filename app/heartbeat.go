@@ -149,11 +149,23 @@ func (s *server) beatOnce(healthySince time.Time) time.Time {
 		if why == "" {
 			continue
 		}
-		if err := s.rescueJob(ctx, r, why); err != nil {
+		if err := s.rescueOne(r, why); err != nil {
 			s.log.Warn("heartbeat: rescue a job", "job", r.id, "error", err)
 		}
 	}
 	return healthySince
+}
+
+// rescueTimeout bounds one rescue. It is not the beat's interval: a
+// rescue that commits as that shorter deadline passes returns its error,
+// and the job runs again with no line that says why.
+const rescueTimeout = 30 * time.Second
+
+// rescueOne is rescueJob within rescueTimeout.
+func (s *server) rescueOne(r runningJob, why string) error {
+	ctx, cancel := context.WithTimeout(s.ctx, rescueTimeout)
+	defer cancel()
+	return s.rescueJob(ctx, r, why)
 }
 
 func (q *riverQueue[TTx]) beat(ctx context.Context, replica string, now int64) (map[string]int64, error) {

@@ -128,7 +128,7 @@ func TestDeadReplicasJobIsRescuedByTheHeartbeat(t *testing.T) {
 		h.waitFor("the dead replica's run rescued", func() bool { return second.calls.Load() == 1 && h.allDone(head, 3) })
 		checkOneSet(t, h, head, RunName, "template-verify / render", "template-verify / gate")
 		if !strings.Contains(h.logs.String(), "replica gone-replica has not been seen") {
-			t.Error("no log line says why the job was rescued")
+			t.Errorf("no log line says why the job was rescued; log:\n%s", h.logs)
 		}
 	})
 }
