@@ -21,7 +21,7 @@ log=${TMPDIR:-/tmp}/ci-cpu.log
 GOCACHE=$(mktemp -d "${TMPDIR:-/tmp}/ci-cpu-gocache-XXXXXX")
 export GOCACHE
 cg=""
-trap 'rm -rf "$GOCACHE" "${steps:-}"; if [ -n "$cg" ]; then rmdir "$cg" 2>/dev/null || true; fi' EXIT
+trap 'rm -rf "$GOCACHE" ${steps:+"$steps"}; if [ -n "$cg" ]; then rmdir "$cg" 2>/dev/null || true; fi' EXIT
 for root in /sys/fs/cgroup/cpuacct /sys/fs/cgroup; do
   if [ -w "$root" ] && { [ -f "$root/cpuacct.usage" ] || [ -f "$root/cgroup.controllers" ]; }; then
     cg="$root/template-verify-ci-$$"
@@ -38,7 +38,7 @@ usage_ns() { # the cgroup's CPU usage in nanoseconds
 }
 # watch_steps appends "SECONDS USAGE_NS LINE" to $steps whenever the log's
 # last "== " line changes, until it is killed.
-steps=$(mktemp "${TMPDIR:-/tmp}/ci-cpu-steps-XXXXXX")
+steps=""
 watch_steps() {
   local last="" cur
   while :; do
@@ -54,6 +54,7 @@ start=$(date +%s)
 status=0
 if [ -n "$cg" ]; then
   : >"$log"
+  steps=$(mktemp "${TMPDIR:-/tmp}/ci-cpu-steps-XXXXXX")
   echo "$start 0 set-up (before the first step)" >"$steps"
   watch_steps &
   watcher=$!
@@ -63,7 +64,7 @@ if [ -n "$cg" ]; then
   echo "$(date +%s) $(usage_ns) end" >>"$steps"
   # Each step from its line to the next one's.
   awk '{ t[NR] = $1; u[NR] = $2; $1 = $2 = ""; sub(/^  /, ""); sub(/ \(at [0-9]+s\)$/, ""); name[NR] = $0 }
-    END { for (i = 1; i < NR; i++) printf "ci-cpu: step %-24s %5d s wall, %6d CPU-s\n", name[i], t[i+1] - t[i], (u[i+1] - u[i]) / 1e9 }' "$steps" | tee -a "$log"
+    END { for (i = 1; i < NR; i++) if (name[i] !~ /^done in/) printf "ci-cpu: step %-24s %5d s wall, %6d CPU-s\n", name[i], t[i+1] - t[i], (u[i+1] - u[i]) / 1e9 }' "$steps" | tee -a "$log"
   cpu="$(($(usage_ns) / 1000000000)) CPU-s (cgroup)"
 else
   /usr/bin/time -v bash "$repo/.ci/run" >"$log" 2>&1 || status=$?
